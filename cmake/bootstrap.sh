@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# Builds and installs the dependencies of cispmv -- Kokkos 3.4.01 and Kokkos Kernels 3.4.01 --
+# into .deps/<preset>/install, from Debian's `trilinos` 13.2.0 source package.
+#
+#   cmake/bootstrap.sh [--preset openmp|cuda|k20] [--arch ARCH] [--source DIR|TGZ] [--jobs N]
+#   cmake/bootstrap.sh --pack FILE.tgz      # pack the extracted, patched sources (to carry to a GPU host)
+#
+# Where the sources come from, first match wins:
+#   1. --source DIR|TGZ (or $CISPMV_KOKKOS_SOURCE): a folder holding kokkos/ and kokkos-kernels/,
+#      or a .tgz of such a folder (what --pack writes). Used on hosts without a package registry.
+#   2. .deps/src, extracted and patched by an earlier run.
+#   3. `apt-get source trilinos`, through a private apt state under .deps/apt: the deb-src entries are
+#      derived from this machine's own Debian entries (same URIs and suites), so no host name is written
+#      anywhere and the system's apt configuration is left untouched.
+# Only packages/kokkos and packages/kokkos-kernels are extracted; the patches in cmake/patches/ are
+# applied once (each file says why it exists).
+#
+# If Kokkos_ROOT and KokkosKernels_ROOT are set (an existing, e.g. Trilinos, installation) nothing is
+# built: CMake finds those through find_package.
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+preset=openmp
+arch=""
+source_arg="${CISPMV_KOKKOS_SOURCE:-}"
+jobs=$(nproc)
+pack=""
+
+die() { echo "bootstrap: error: $*" >&2; exit 1; }
+note() { echo "bootstrap: $*"; }
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --preset) preset=${2:?--preset needs a value}; shift 2 ;;
+    --arch) arch=${2:?--arch needs a value}; shift 2 ;;
+    --source) source_arg=${2:?--source needs a value}; shift 2 ;;
+    --jobs) jobs=${2:?--jobs needs a value}; shift 2 ;;
+    --pack) pack=${2:?--pack needs a file name}; shift 2 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    *) die "unknown argument '$1' (see --help)" ;;
+  esac
+done
+
+case "$preset" in
+  openmp) ;;
+  cuda) arch=${arch:-HOPPER90} ;;
+  k20) arch=${arch:-KEPLER35} ;;
+  *) die "unknown preset '$preset': expected openmp, cuda or k20" ;;
+esac
+
+if [ -n "${Kokkos_ROOT:-}" ] && [ -n "${KokkosKernels_ROOT:-}" ] && [ -z "$pack" ]; then
+  note "Kokkos_ROOT=$Kokkos_ROOT and KokkosKernels_ROOT=$KokkosKernels_ROOT are set: nothing to build."
+  exit 0
+fi
+
+deps="$top/.deps"
+src="$deps/src"
+stamp="$src/.cispmv-patched"
+patch_sum=$(cat "$top"/cmake/patches/*.patch | sha256sum | cut -c1-16)
+
+# ---------------------------------------------------------------------------------------- sources
+fetch_with_apt() {
+  command -v apt-get >/dev/null || die "no --source given, no .deps/src, and apt-get is not available"
+  local codename apt="$deps/apt" dl="$deps/download"
+  codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+  [ -n "$codename" ] || die "cannot read VERSION_CODENAME from /etc/os-release"
+  mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/sources.list.d" "$dl"
+  rm -f "$apt"/sources.list.d/*
+  # deb822 files: copy every stanza of type deb whose suites include this release, as deb-src.
+  local f n=0
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [ -e "$f" ] || continue
+    awk -v code="$codename" '
+      function flush() { if (block != "" && isdeb && hascode) printf "%s\n", block; block=""; isdeb=0; hascode=0 }
+      /^[[:space:]]*$/ { flush(); next }
+      /^Types:/ { isdeb = ($0 ~ /(^|[[:space:]])deb([[:space:]]|$)/); block = block "Types: deb-src\n"; next }
+      /^Suites:/ { if ($0 ~ ("(^|[[:space:]])" code "([[:space:]-]|$)")) hascode=1 }
+      { block = block $0 "\n" }
+      END { flush() }' "$f" >"$apt/sources.list.d/derived-$n.sources"
+    n=$((n + 1))
+  done
+  # one-line files: "deb URI suite comp..." becomes "deb-src URI suite comp...".
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+    [ -e "$f" ] || continue
+    grep -E "^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?[^[:space:]]+[[:space:]]+$codename([-/][^[:space:]]*)?[[:space:]]" "$f" |
+      sed -E 's/^deb([[:space:]])/deb-src\1/' >"$apt/sources.list.d/derived-$n.list" || true
+    n=$((n + 1))
+  done
+  grep -qsh . "$apt"/sources.list.d/* || die "found no Debian '$codename' entry in /etc/apt to derive a deb-src entry from"
+  local opts=(-o "Dir::Etc::SourceList=/dev/null" -o "Dir::Etc::SourceParts=$apt/sources.list.d"
+              -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache" -o "Debug::NoLocking=1")
+  note "fetching the trilinos source package (about 166 MB) with a private apt state in $apt"
+  apt-get "${opts[@]}" -qq update || die "apt-get update (deb-src entries derived from /etc/apt) failed"
+  (cd "$dl" && apt-get "${opts[@]}" -qq source --download-only trilinos) ||
+    die "apt-get source trilinos failed"
+  local orig
+  orig=$(ls "$dl"/trilinos_13.2.0.orig.tar.* 2>/dev/null | head -n1)
+  [ -n "$orig" ] || die "apt-get source did not deliver trilinos_13.2.0.orig.tar.*: found $(ls "$dl")"
+  extract_orig "$orig"
+}
+
+extract_orig() {
+  local orig=$1 tmp
+  tmp=$(mktemp -d "$deps/extract.XXXX")
+  note "extracting packages/kokkos and packages/kokkos-kernels from $(basename "$orig")"
+  tar -xf "$orig" -C "$tmp" --wildcards '*/packages/kokkos/*' '*/packages/kokkos-kernels/*'
+  rm -rf "$src"
+  mkdir -p "$src"
+  mv "$tmp"/*/packages/kokkos "$tmp"/*/packages/kokkos-kernels "$src"/
+  rm -rf "$tmp"
+}
+
+use_given_source() {
+  local given=$1
+  if [ -f "$given" ]; then
+    rm -rf "$src"; mkdir -p "$src"
+    tar -xzf "$given" -C "$src" || die "cannot extract '$given'"
+    # accept a tarball whose top level is one folder holding kokkos/ and kokkos-kernels/
+    if [ ! -d "$src/kokkos" ]; then
+      local inner; inner=$(find "$src" -mindepth 2 -maxdepth 3 -type d -name kokkos -print -quit)
+      [ -n "$inner" ] || die "'$given' holds no kokkos/ folder"
+      mv "$(dirname "$inner")"/kokkos "$(dirname "$inner")"/kokkos-kernels "$src"/
+    fi
+  elif [ -d "$given" ]; then
+    [ -d "$given/kokkos" ] && [ -d "$given/kokkos-kernels" ] ||
+      die "'$given' must hold kokkos/ and kokkos-kernels/ (e.g. Trilinos' packages/ folder)"
+    if [ "$(cd "$given" && pwd)" != "$src" ]; then
+      rm -rf "$src"; mkdir -p "$src"
+      cp -a "$given/kokkos" "$given/kokkos-kernels" "$src"/
+    fi
+  else
+    die "--source '$given' is neither a folder nor a file"
+  fi
+}
+
+apply_patches() {
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$patch_sum" ]; then return; fi
+  [ ! -f "$stamp" ] || die "$src was patched with other patches; remove .deps/src and run again"
+  local p
+  for p in "$top"/cmake/patches/*.patch; do
+    note "applying $(basename "$p")"
+    patch -d "$src" -p1 -s -N <"$p" || die "patch $(basename "$p") does not apply to $src"
+  done
+  echo "$patch_sum" >"$stamp"
+}
+
+check_version() {
+  grep -q "3.4.01" "$src/kokkos/master_history.txt" 2>/dev/null ||
+    die "$src/kokkos is not Kokkos 3.4.01 (master_history.txt does not name it)"
+}
+
+mkdir -p "$deps"
+if [ -n "$source_arg" ]; then
+  use_given_source "$source_arg"
+elif [ ! -f "$stamp" ]; then
+  fetch_with_apt
+fi
+check_version
+apply_patches
+
+if [ -n "$pack" ]; then
+  tar -czf "$pack" -C "$src" .cispmv-patched kokkos kokkos-kernels
+  note "wrote $pack ($(du -h "$pack" | cut -f1))"
+  exit 0
+fi
+
+# ---------------------------------------------------------------------------------------- build
+prefix="$deps/$preset/install"
+build="$deps/$preset/build"
+config_sum=$(printf '%s %s %s' "$preset" "$arch" "$patch_sum" | sha256sum | cut -c1-16)
+if [ -f "$prefix/.cispmv-config" ] && [ "$(cat "$prefix/.cispmv-config")" = "$config_sum" ]; then
+  note "Kokkos and Kokkos Kernels for preset '$preset' are already installed in $prefix"
+  exit 0
+fi
+
+kokkos_opts=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 -DCMAKE_INSTALL_PREFIX="$prefix"
+             -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=ON)
+gen=()
+command -v ninja >/dev/null && gen=(-G Ninja)
+case "$preset" in
+  cuda|k20)
+    command -v nvcc >/dev/null || die "preset '$preset' needs nvcc on PATH"
+    sm=$(printf '%s' "$arch" | sed -E 's/[A-Z]+([0-9]+)$/sm_\1/')
+    export NVCC_WRAPPER_DEFAULT_ARCH="$sm"
+    kokkos_opts+=(-DCMAKE_CXX_COMPILER="$src/kokkos/bin/nvcc_wrapper" -DKokkos_ENABLE_CUDA=ON
+                  -DKokkos_ENABLE_CUDA_LAMBDA=ON "-DKokkos_ARCH_$arch=ON")
+    ;;
+esac
+
+rm -rf "$build"
+note "building Kokkos for preset '$preset'${arch:+ (arch $arch)} with $jobs jobs"
+cmake -S "$src/kokkos" -B "$build/kokkos" "${gen[@]}" "${kokkos_opts[@]}" >"$deps/$preset-kokkos-configure.log" 2>&1 ||
+  { tail -n 40 "$deps/$preset-kokkos-configure.log"; die "configuring Kokkos failed (log: $deps/$preset-kokkos-configure.log)"; }
+cmake --build "$build/kokkos" --parallel "$jobs" || die "building Kokkos failed"
+cmake --install "$build/kokkos" >/dev/null || die "installing Kokkos failed"
+
+note "building Kokkos Kernels (ETI off, cuBLAS/cuSPARSE TPLs off)"
+kk_opts=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" -DKokkos_ROOT="$prefix"
+         -DKokkosKernels_ADD_DEFAULT_ETI=OFF -DKokkosKernels_ENABLE_TPL_CUBLAS=OFF
+         -DKokkosKernels_ENABLE_TPL_CUSPARSE=OFF -DKokkosKernels_ENABLE_TESTS=OFF)
+case "$preset" in cuda|k20) kk_opts+=(-DCMAKE_CXX_COMPILER="$src/kokkos/bin/nvcc_wrapper") ;; esac
+cmake -S "$src/kokkos-kernels" -B "$build/kokkos-kernels" "${gen[@]}" "${kk_opts[@]}" \
+  >"$deps/$preset-kokkoskernels-configure.log" 2>&1 ||
+  { tail -n 40 "$deps/$preset-kokkoskernels-configure.log"; die "configuring Kokkos Kernels failed"; }
+cmake --build "$build/kokkos-kernels" --parallel "$jobs" || die "building Kokkos Kernels failed"
+cmake --install "$build/kokkos-kernels" >/dev/null || die "installing Kokkos Kernels failed"
+rm -rf "$build"
+echo "$config_sum" >"$prefix/.cispmv-config"
+note "installed Kokkos 3.4.01 and Kokkos Kernels 3.4.01 for preset '$preset' in $prefix"

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# One entry point for a fresh machine: installs what is missing, builds Kokkos/Kokkos Kernels
+# (cmake/bootstrap.sh), configures and builds cispmv with a CMake preset, then does one job.
+#
+#   cmake/dev.sh [--preset openmp|cuda|k20] [--arch ARCH] [--source DIR|TGZ] run [cispmv run options]
+#   cmake/dev.sh [--preset ...] test [ctest options]
+#   cmake/dev.sh [--preset ...] build
+#   cmake/dev.sh [--preset ...] cli [any cispmv command line]
+#
+# `run` is the main job (the cispmv program on its built-in default matrix), `test` the test suite.
+# With Kokkos_ROOT and KokkosKernels_ROOT set, the installed Kokkos is used instead of .deps/.
+set -euo pipefail
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$top"
+
+preset=openmp
+boot_args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --preset) preset=${2:?}; boot_args+=(--preset "$2"); shift 2 ;;
+    --arch|--source|--jobs) boot_args+=("$1" "${2:?}"); shift 2 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) break ;;
+  esac
+done
+job=${1:-}
+[ -n "$job" ] || { sed -n '2,13p' "$0"; exit 2; }
+shift
+
+# System packages: the build tools and the libraries cispmv's tests, benchmarks and CLI use.
+need=()
+have_header() { [ -e "/usr/include/$1" ] || [ -e "/usr/local/include/$1" ]; }
+command -v cmake >/dev/null || need+=(cmake)
+command -v ninja >/dev/null || need+=(ninja-build)
+command -v g++ >/dev/null || need+=(g++)
+command -v patch >/dev/null || need+=(patch)
+have_header gtest/gtest.h || need+=(libgtest-dev)
+have_header benchmark/benchmark.h || need+=(libbenchmark-dev)
+have_header CLI/CLI.hpp || need+=(libcli11-dev)
+have_header fmt/format.h || need+=(libfmt-dev)
+have_header nlohmann/json.hpp || need+=(nlohmann-json3-dev)
+if [ ${#need[@]} -gt 0 ]; then
+  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    echo "dev.sh: installing ${need[*]}"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  else
+    echo "dev.sh: error: missing ${need[*]}; install them (Debian/Ubuntu package names) and retry" >&2
+    exit 1
+  fi
+fi
+
+if [ -z "${Kokkos_ROOT:-}" ] || [ -z "${KokkosKernels_ROOT:-}" ]; then
+  bash "$top/cmake/bootstrap.sh" "${boot_args[@]}"
+fi
+
+jobs=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
+cmake --preset "$preset" >/dev/null
+cmake --build --preset "$preset" --parallel "$jobs"
+
+case "$job" in
+  build) ;;
+  run) "build/$preset/src/app/cispmv" run "$@" ;;
+  cli) "build/$preset/src/app/cispmv" "$@" ;;
+  test) ctest --preset "$preset" "$@" ;;
+  *) echo "dev.sh: unknown job '$job' (run, test, build or cli)" >&2; exit 2 ;;
+esac

@@ -1,0 +1,14 @@
+#pragma once
+/// \file cispmv.hpp
+/// Everything of cispmv's public API in one include.
+
+#include "cispmv/convert.hpp"
+#include "cispmv/csr.hpp"
+#include "cispmv/ell.hpp"
+#include "cispmv/hybrid.hpp"
+#include "cispmv/kokkos_kernels.hpp"
+#include "cispmv/reference.hpp"
+#include "cispmv/sliced_ell.hpp"
+#include "cispmv/spmv.hpp"
+#include "cispmv/stats.hpp"
+#include "cispmv/version.hpp"

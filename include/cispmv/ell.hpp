@@ -1,0 +1,78 @@
+#pragma once
+/// \file ell.hpp
+/// ELLPACK and ELLPACK-R storage (paper, sections 3.2 and 3.3).
+
+#include <Kokkos_Core.hpp>
+
+#include "cispmv/impl/format_types.hpp"
+
+#include <cstddef>
+
+namespace cispmv {
+
+/// ELLPACK matrix (paper, section 3.2): every row padded to the longest row's length `width`
+/// (MaxNonZeros).
+///
+/// Layout: `values(r, k)` / `col_idx(r, k)` hold the k-th stored entry of row r (NonZerosEntries,
+/// Column), k < width. Both are LayoutLeft (column-major), so in the thread-per-row kernel the
+/// lanes of a warp, which work on consecutive rows, read consecutive addresses. Padded slots hold
+/// column -1 and value 0; a row's real entries come first, so the kernel stops at the first -1
+/// (Algorithm 2).
+template <class Scalar, class Ordinal = int, class Device = Kokkos::DefaultExecutionSpace>
+struct EllMatrix : impl::FormatTypes<Scalar, Ordinal, std::size_t, Device> {
+  using typename impl::FormatTypes<Scalar, Ordinal, std::size_t, Device>::device_type;
+  using values_type = Kokkos::View<Scalar**, Kokkos::LayoutLeft, device_type>;
+  using index_type = Kokkos::View<Ordinal**, Kokkos::LayoutLeft, device_type>;
+  template <class OtherDevice>
+  using rebind_device = EllMatrix<Scalar, Ordinal, OtherDevice>;
+
+  static constexpr const char* format_name = "ell";
+
+  Ordinal num_rows = 0;
+  Ordinal num_cols = 0;
+  Ordinal width = 0;       ///< MaxNonZeros: the longest row's length
+  std::size_t num_nonzeros = 0;    ///< entries that are not padding
+  values_type values;      ///< NonZerosEntries(num_rows, width)
+  index_type col_idx;      ///< Column(num_rows, width), -1 in padding
+
+  KOKKOS_INLINE_FUNCTION std::size_t nnz() const { return num_nonzeros; }
+
+  /// The same matrix with every View replaced by f(View) (see CsrMatrix::map_views).
+  template <class OtherDevice, class F>
+  rebind_device<OtherDevice> map_views(F&& f) const {
+    rebind_device<OtherDevice> out;
+    out.num_rows = num_rows;
+    out.num_cols = num_cols;
+    out.width = width;
+    out.num_nonzeros = num_nonzeros;
+    out.values = f(values);
+    out.col_idx = f(col_idx);
+    return out;
+  }
+};
+
+/// ELLPACK-R matrix (paper, section 3.3): ELLPACK plus `row_length(r)` (NonZerosCount), so the
+/// kernel runs exactly row_length(r) iterations (Algorithm 3) and never reads padding.
+/// Same layout as EllMatrix; padding is still marked with column -1.
+template <class Scalar, class Ordinal = int, class Device = Kokkos::DefaultExecutionSpace>
+struct EllRMatrix : EllMatrix<Scalar, Ordinal, Device> {
+  using typename EllMatrix<Scalar, Ordinal, Device>::device_type;
+  using row_length_type = Kokkos::View<Ordinal*, device_type>;
+  template <class OtherDevice>
+  using rebind_device = EllRMatrix<Scalar, Ordinal, OtherDevice>;
+
+  static constexpr const char* format_name = "ellr";
+
+  row_length_type row_length;  ///< NonZerosCount(num_rows)
+
+  template <class OtherDevice, class F>
+  rebind_device<OtherDevice> map_views(F&& f) const {
+    rebind_device<OtherDevice> out;
+    static_cast<EllMatrix<Scalar, Ordinal, OtherDevice>&>(out) =
+        EllMatrix<Scalar, Ordinal, Device>::template map_views<OtherDevice>(f);
+    out.row_length = f(row_length);
+    return out;
+  }
+};
+
+}  // namespace cispmv

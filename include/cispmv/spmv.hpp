@@ -1,0 +1,126 @@
+#pragma once
+/// \file spmv.hpp
+/// The public SpMV entry point: y = beta*y + alpha*A*x for every cispmv format.
+
+#include <Kokkos_Core.hpp>
+
+#include "cispmv/csr.hpp"
+#include "cispmv/ell.hpp"
+#include "cispmv/hybrid.hpp"
+#include "cispmv/impl/launch.hpp"
+#include "cispmv/impl/spmv_functors.hpp"
+#include "cispmv/sliced_ell.hpp"
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace cispmv {
+
+namespace impl {
+
+template <class Matrix>
+constexpr bool prefers_vector_on_gpu() {
+  // The ELLPACK families are column-major for thread-per-row coalescing; CSR and the hybrid
+  // format are laid out for a vector per row.
+  return Matrix::format_name == std::string_view("csr") || is_hybrid_matrix_v<Matrix>;
+}
+
+template <int Beta, class Exec, class Matrix, class XView, class YView>
+void launch_spmv(const Exec& exec, typename Matrix::value_type alpha, const Matrix& A, const XView& x,
+                 typename Matrix::value_type beta, const YView& y, const SpmvOptions& opts) {
+  using Functor = SpmvFunctor<Exec, Matrix, XView, YView, Beta>;
+  using ordinal_type = typename Matrix::ordinal_type;
+  Functor f(A, x, y, alpha, beta);
+  const Kernel kernel = resolve_kernel<Exec>(opts.kernel, Functor::has_vector_kernel, prefers_vector_on_gpu<Matrix>());
+  const std::string label = std::string("cispmv::spmv[") + Matrix::format_name + "," + kernel_name(kernel) + "]";
+  Kokkos::Profiling::pushRegion(label);
+  if (kernel == Kernel::vector) {
+    if constexpr (Functor::has_vector_kernel) {
+      const double mean = A.num_rows > 0 ? static_cast<double>(A.nnz()) / A.num_rows : 0.0;
+      const VectorLaunch shape = vector_launch<Exec>(opts, mean);
+      f.rows_per_team = shape.rows_per_team;
+      const int league = static_cast<int>((static_cast<long long>(A.num_rows) + shape.rows_per_team - 1) /
+                                          shape.rows_per_team);
+      Kokkos::parallel_for(label, Kokkos::TeamPolicy<Exec>(exec, league, shape.team_size, shape.vector_length), f);
+    } else {
+      Kokkos::Profiling::popRegion();
+      throw std::invalid_argument(std::string("cispmv::spmv: format '") + Matrix::format_name +
+                                  "' has no vector kernel (its ELLPACK block is laid out for thread per row); "
+                                  "use Kernel::scalar");
+    }
+  } else {
+    Kokkos::parallel_for(
+        label,
+        Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<ordinal_type>>(exec, 0,
+                                                                                                      A.num_rows),
+        f);
+  }
+  Kokkos::Profiling::popRegion();
+}
+
+}  // namespace impl
+
+/// y = beta*y + alpha*A*x on execution space `exec`, for any cispmv format (CsrMatrix, EllMatrix,
+/// EllRMatrix, SlicedEllMatrix, SlicedEllRMatrix, HybridMatrix).
+///
+/// beta == 0 does not read y. `opts.kernel` picks thread per row (scalar) or vector per row; formats
+/// without a vector kernel (ELLPACK, Sliced ELLPACK) throw std::invalid_argument when asked for one.
+/// Throws std::invalid_argument when x or y does not match A's shape. The call is asynchronous
+/// with respect to the host, like any Kokkos kernel on `exec`.
+template <class Exec, class Matrix, class XView, class YView>
+void spmv(const Exec& exec, typename Matrix::value_type alpha, const Matrix& A, const XView& x,
+          typename Matrix::value_type beta, const YView& y, const SpmvOptions& opts = {}) {
+  static_assert(Kokkos::is_execution_space<Exec>::value, "cispmv::spmv: first argument must be an execution space");
+  static_assert(Kokkos::is_view<XView>::value && Kokkos::is_view<YView>::value,
+                "cispmv::spmv: x and y must be Kokkos::Views");
+  static_assert(XView::rank == 1 && YView::rank == 1, "cispmv::spmv: x and y must be rank-1 Views");
+  static_assert(std::is_same_v<typename YView::value_type, typename YView::non_const_value_type>,
+                "cispmv::spmv: y must not be const");
+  static_assert(Kokkos::SpaceAccessibility<Exec, typename Matrix::memory_space>::accessible,
+                "cispmv::spmv: the matrix's memory space is not accessible from this execution space");
+  static_assert(Kokkos::SpaceAccessibility<Exec, typename XView::memory_space>::accessible &&
+                    Kokkos::SpaceAccessibility<Exec, typename YView::memory_space>::accessible,
+                "cispmv::spmv: x or y is not accessible from this execution space");
+
+  if (x.extent(0) != static_cast<std::size_t>(A.num_cols) || y.extent(0) != static_cast<std::size_t>(A.num_rows)) {
+    std::ostringstream os;
+    os << "cispmv::spmv: size mismatch: A (" << Matrix::format_name << ") is " << A.num_rows << " x " << A.num_cols
+       << ", x has " << x.extent(0) << " entries (expected " << A.num_cols << "), y has " << y.extent(0)
+       << " entries (expected " << A.num_rows << ")";
+    throw std::invalid_argument(os.str());
+  }
+  if (opts.vector_length < 0 || (opts.vector_length & (opts.vector_length - 1)) != 0 || opts.vector_length > 32 ||
+      opts.rows_per_team < 0) {
+    throw std::invalid_argument("cispmv::spmv: vector_length must be 0 (automatic) or a power of two <= 32 and "
+                                "rows_per_team >= 0; got vector_length=" + std::to_string(opts.vector_length) +
+                                ", rows_per_team=" + std::to_string(opts.rows_per_team));
+  }
+  if (A.num_rows == 0) return;
+
+  // x is only read, at scattered places: a const RandomAccess View lets the backend use its
+  // read-only data path (__ldg on CUDA).
+  using value_type = typename Matrix::value_type;
+  using XRandom = Kokkos::View<const value_type*, typename XView::array_layout, typename XView::device_type,
+                               Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
+  const XRandom xr = x;
+
+  if (beta == value_type(0)) {
+    impl::launch_spmv<impl::beta_zero>(exec, alpha, A, xr, beta, y, opts);
+  } else if (beta == value_type(1)) {
+    impl::launch_spmv<impl::beta_one>(exec, alpha, A, xr, beta, y, opts);
+  } else {
+    impl::launch_spmv<impl::beta_general>(exec, alpha, A, xr, beta, y, opts);
+  }
+}
+
+/// spmv on the matrix's own default execution space instance.
+template <class Matrix, class XView, class YView>
+void spmv(typename Matrix::value_type alpha, const Matrix& A, const XView& x, typename Matrix::value_type beta,
+          const YView& y, const SpmvOptions& opts = {}) {
+  spmv(typename Matrix::execution_space(), alpha, A, x, beta, y, opts);
+}
+
+}  // namespace cispmv

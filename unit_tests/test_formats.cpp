@@ -1,0 +1,213 @@
+// Tier 1: the formats' arrays on the paper's 6x5 example equal the paper's listings exactly;
+// round trips back to CSR are exact; the paper's reports (Tables 3-5) are reproduced.
+#include "test_utils.hpp"
+
+#include <vector>
+
+namespace {
+
+using namespace cispmv;
+using cispmv::test::paper_example;
+using cispmv::test::random_irregular;
+
+template <class View>
+std::vector<double> flat(const View& v) {
+  std::vector<double> out;
+  if constexpr (View::rank == 1) {
+    for (std::size_t i = 0; i < v.extent(0); ++i) out.push_back(static_cast<double>(v(i)));
+  } else {
+    for (std::size_t i = 0; i < v.extent(0); ++i)
+      for (std::size_t j = 0; j < v.extent(1); ++j) out.push_back(static_cast<double>(v(i, j)));
+  }
+  return out;
+}
+using V = std::vector<double>;
+
+TEST(PaperExample, CsrArraysEqualThePaperListing) {
+  const auto A = paper_example();
+  EXPECT_EQ(flat(A.values), (V{1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(flat(A.col_idx), (V{0, 2, 4, 1, 4, 2, 3, 4}));
+  EXPECT_EQ(flat(A.row_ptr), (V{0, 1, 3, 5, 6, 7, 8}));
+}
+
+TEST(PaperExample, EllpackArraysEqualThePaperListing) {
+  const auto E = to_ellr(paper_example());
+  EXPECT_EQ(E.width, 2);
+  EXPECT_EQ(flat(E.values), (V{1, 0, 2, 3, 4, 5, 6, 0, 7, 0, 8, 0}));           // NonZerosEntries, by row
+  EXPECT_EQ(flat(E.col_idx), (V{0, -1, 2, 4, 1, 4, 2, -1, 3, -1, 4, -1}));      // Column, by row
+  EXPECT_EQ(flat(E.row_length), (V{1, 2, 2, 1, 1, 1}));                          // RowLength (ELLPACK-R)
+  EXPECT_EQ(E.values.stride(1), 6u) << "LayoutLeft: consecutive rows of one slot are adjacent";
+}
+
+TEST(PaperExample, SlicedEllpackSlicesEqualThePaperListing) {
+  const auto S = to_sliced_ellr(paper_example(), 2);
+  // Slice1 = [[1,0],[2,3]], Slice2 = [[4,5],[6,0]], Slice3 = [[7],[8]], each stored column-major.
+  EXPECT_EQ(flat(S.slice_ptr), (V{0, 4, 8, 10}));
+  EXPECT_EQ(flat(S.values), (V{1, 2, 0, 3, 4, 6, 5, 0, 7, 8}));
+  EXPECT_EQ(flat(S.col_idx), (V{0, 2, -1, 4, 1, 2, 4, -1, 3, 4}));
+  EXPECT_EQ(flat(S.row_length), (V{1, 2, 2, 1, 1, 1}));
+}
+
+TEST(PaperExample, HybridSplitsTheFirstBoundaryNonzerosOfEachRow) {
+  const auto H = to_hybrid(paper_example(), 1);
+  EXPECT_EQ(flat(H.ref_values), (V{1, 2, 4, 6, 7, 8}));
+  EXPECT_EQ(flat(H.ref_col_idx), (V{0, 2, 1, 2, 3, 4}));
+  EXPECT_EQ(flat(H.ref_row_length), (V{1, 1, 1, 1, 1, 1}));
+  EXPECT_EQ(flat(H.exp_row_ptr), (V{0, 0, 1, 2, 2, 2, 2}));
+  EXPECT_EQ(flat(H.exp_col_idx), (V{4, 4}));
+  EXPECT_EQ(flat(H.exp_values), (V{3, 5}));
+  EXPECT_EQ(H.ref_nnz, 6u);
+  const auto H2 = to_hybrid(paper_example(), 2);  // rows of length 1 are padded with column -1
+  EXPECT_EQ(flat(H2.ref_col_idx), (V{0, -1, 2, 4, 1, 4, 2, -1, 3, -1, 4, -1}));
+  EXPECT_EQ(H2.exp_nnz(), 0u);
+}
+
+template <class Host>
+void expect_same_csr(const Host& B, const HostCsrMatrix<double, int, std::size_t>& A) {
+  EXPECT_EQ(flat(B.row_ptr), flat(A.row_ptr));
+  EXPECT_EQ(flat(B.col_idx), flat(A.col_idx));
+  EXPECT_EQ(flat(B.values), flat(A.values));
+}
+
+TEST(Conversions, EveryFormatRoundTripsToCsrExactly) {
+  for (std::uint64_t seed : {1, 2, 3}) {
+    const auto A = random_irregular<double>(131, 97, seed, 90);
+    expect_same_csr(to_csr(to_ell(A)), A);
+    expect_same_csr(to_csr(to_ellr(A)), A);
+    expect_same_csr(to_csr(to_sliced_ell(A, 32)), A);
+    expect_same_csr(to_csr(to_sliced_ellr(A, 5)), A);
+    for (int b : {0, 3, 40, 97}) expect_same_csr(to_csr(to_hybrid(A, b)), A);
+    expect_same_csr(from_coo(to_coo(A)), A);
+  }
+}
+
+TEST(Conversions, CooDuplicatesAreSummedAndBadIndicesNamed) {
+  CooMatrix<double, int> coo;
+  coo.num_rows = 2;
+  coo.num_cols = 3;
+  coo.row_idx = {1, 0, 1};
+  coo.col_idx = {2, 1, 2};
+  coo.values = {1.5, 2, 2.5};
+  const auto A = from_coo(coo);
+  EXPECT_EQ(flat(A.row_ptr), (V{0, 1, 2}));
+  EXPECT_EQ(flat(A.values), (V{2, 4}));
+  coo.col_idx[0] = 3;
+  try {
+    from_coo(coo);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("(1, 3)"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Conversions, BoundaryOutOfRangeIsRejectedWithItsValue) {
+  const auto A = paper_example();
+  try {
+    to_hybrid(A, 6);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("BOUNDARY = 6"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(to_hybrid(A, -1), std::invalid_argument);
+  EXPECT_THROW(to_sliced_ell(A, 0), std::invalid_argument);
+}
+
+TEST(Conversions, ValidateNamesTheBrokenInvariant) {
+  auto A = paper_example();
+  A.col_idx(3) = 7;
+  try {
+    validate(A);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("column index 7 of row 2"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Conversions, AutomaticBoundaryFindsTheReferenceRegion) {
+  // 400 rows: the first 40 columns hold exactly 12 nonzeros per row, the other 360 a few each.
+  cispmv::test::Rng rng(9);
+  CooMatrix<double, int> coo;
+  coo.num_rows = coo.num_cols = 400;
+  for (int r = 0; r < 400; ++r) {
+    std::vector<char> used(400, 0);
+    for (int k = 0; k < 12;) {
+      const int c = rng.below(40);
+      if (!used[c]) used[c] = 1, ++k;
+    }
+    for (int k = 0, n = 2 + rng.below(6); k < n;) {
+      const int c = 40 + rng.below(360);
+      if (!used[c]) used[c] = 1, ++k;
+    }
+    for (int c = 0; c < 400; ++c) {
+      if (used[c]) coo.row_idx.push_back(r), coo.col_idx.push_back(c), coo.values.push_back(1.0);
+    }
+  }
+  const auto choice = choose_boundary(from_coo(coo));
+  EXPECT_TRUE(choice.reference_detected);
+  EXPECT_EQ(choice.reference_width, 40);
+  EXPECT_EQ(choice.boundary, 12);
+  // no two-level structure: BOUNDARY = the shortest row (the largest value with no padding)
+  const auto flat_choice = choose_boundary(paper_example());
+  EXPECT_EQ(flat_choice.boundary, 1);
+}
+
+// Table 5, "Pro. Model" column, from the Table 3 statistics (ROWS = 32768, BOUNDARY = 655).
+TEST(PaperReports, ProposedModelMemoryReproducesTable5) {
+  const std::size_t exp_nnz[10] = {9678327, 9673031, 9666827, 9670529, 9669733,
+                                    9673530, 9666857, 9670234, 9661419, 9670316};
+  const double table5[10] = {356.76, 356.70, 356.63, 356.67, 356.66, 356.70, 356.63, 356.67, 356.57, 356.67};
+  const PaperMemoryModel paper;
+  for (int m = 0; m < 10; ++m) {
+    const double mib = to_mib(paper.hybrid(32768, 655, exp_nnz[m]));
+    EXPECT_NEAR(mib, table5[m], 0.005 + 1e-9) << "matrix " << m + 1;
+  }
+  EXPECT_EQ(paper.hybrid(32768, 655, 9678327), 374089620u);
+  // The paper's own CSR formula gives 356.51 for matrix 1 where Table 5 prints 356.44: Table 5's
+  // CSR, ELL and Sliced ELL columns do not follow its formulas (see README), so only this is asserted.
+  EXPECT_NEAR(to_mib(paper.csr(32768, 31141367)), 356.51, 0.005);
+}
+
+// Table 4 sparsities from the Table 3 counts, with the paper's reference width of 10% of the columns.
+TEST(PaperReports, RegionSparsityReproducesTable4) {
+  MatrixStats s;
+  s.rows = s.cols = 32768;
+  s.ref_nnz = 21463040;
+  s.exp_nnz = 9678327;
+  s.nnz = s.ref_nnz + s.exp_nnz;
+  set_region_sparsity(s, 0.1 * 32768);
+  EXPECT_NEAR(s.ref_sparsity, 0.800110, 5e-7);
+  EXPECT_NEAR(s.exp_sparsity, 0.989985, 5e-7);
+  EXPECT_NEAR(s.total_sparsity, 0.970997, 5e-7);
+}
+
+TEST(PaperReports, AllocatedBytesAgreeWithTheFormulasWhereTheLayoutsAgree) {
+  const auto A = random_irregular<double, unsigned>(64, 64, 4, 40);  // 32-bit offsets as the paper
+  const PaperMemoryModel paper;
+  EXPECT_EQ(allocated_bytes(A), paper_model_bytes(A));
+  const auto E = to_ell(A);
+  EXPECT_EQ(allocated_bytes(E), paper_model_bytes(E));
+  // ELLPACK-R adds NonZerosCount, which the paper's ELLPACK formula does not count
+  const auto ER = to_ellr(A);
+  EXPECT_EQ(allocated_bytes(ER), paper_model_bytes(ER) + 64 * sizeof(int));
+  // Sliced ELLPACK adds the slice offsets
+  const auto S = to_sliced_ell(A, 8);
+  EXPECT_EQ(allocated_bytes(S), paper_model_bytes(S) + 9 * sizeof(unsigned));
+  // hybrid: our ref_row_length + exp_row_ptr (2*ROWS + 1 words) replace the paper's three
+  // per-row arrays (3*ROWS words)
+  const auto H = to_hybrid(A, 5);
+  EXPECT_EQ(allocated_bytes(H) + 64 * sizeof(unsigned) - sizeof(unsigned), paper_model_bytes(H));
+}
+
+TEST(PaperReports, StatsCountRegionsLongestRowAndEmptyRows) {
+  const auto s = compute_stats(paper_example(), 1, 0.5 * 5);
+  EXPECT_EQ(s.nnz, 8u);
+  EXPECT_EQ(s.ref_nnz, 6u);
+  EXPECT_EQ(s.exp_nnz, 2u);
+  EXPECT_EQ(s.longest_row_length, 2);
+  EXPECT_EQ(s.longest_row, 1);
+  EXPECT_EQ(s.rows_over_boundary, 2);
+  EXPECT_EQ(s.empty_rows, 0);
+  EXPECT_DOUBLE_EQ(s.total_sparsity, 1.0 - 8.0 / 30.0);
+}
+
+}  // namespace

@@ -1,0 +1,141 @@
+// Every format x kernel x {double, float} on this backend against the host reference (tier 2).
+#include "test_utils.hpp"
+
+namespace {
+
+using namespace cispmv;
+using cispmv::test::expect_all_formats_match_reference;
+using cispmv::test::paper_example;
+using cispmv::test::random_irregular;
+
+template <class Scalar>
+class SpmvTest : public ::testing::Test {};
+using ScalarTypes = ::testing::Types<double, float>;
+TYPED_TEST_SUITE(SpmvTest, ScalarTypes);
+
+// Paper example, every format and kernel: y equals the hand result exactly (small integers).
+TEST(TEST_CATEGORY, PaperExampleGivesHandResultInEveryFormatAndKernel) {
+  const auto A = paper_example();
+  Kokkos::View<double*, Kokkos::HostSpace> hx("x", 5);
+  for (int i = 0; i < 5; ++i) hx(i) = i + 1;
+  const double hand[6] = {1, 21, 33, 18, 28, 40};
+  auto x = Kokkos::create_mirror_view_and_copy(TEST_MEMSPACE(), hx);
+  auto run = [&](const auto& host_format, Kernel kernel) {
+    SCOPED_TRACE(std::string(std::decay_t<decltype(host_format)>::format_name) + " " + kernel_name(kernel));
+    const auto D = to_device<TEST_EXECSPACE>(host_format);
+    Kokkos::View<double*, TEST_MEMSPACE> y("y", 6);
+    SpmvOptions opts;
+    opts.kernel = kernel;
+    spmv(TEST_EXECSPACE(), 1.0, D, x, 0.0, y, opts);
+    auto hy = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
+    for (int r = 0; r < 6; ++r) EXPECT_EQ(hy(r), hand[r]) << "row " << r;
+  };
+  for (Kernel k : {Kernel::scalar, Kernel::vector}) {
+    run(A, k);
+    run(to_ellr(A), k);
+    run(to_sliced_ellr(A, 2), k);
+    for (int b : {0, 1, 2}) run(to_hybrid(A, b), k);
+  }
+  run(to_ell(A), Kernel::scalar);
+  run(to_sliced_ell(A, 2), Kernel::scalar);
+}
+
+// Larger than a warp, empty rows, rows much longer than BOUNDARY and than 32, every beta case.
+TYPED_TEST(SpmvTest, RandomIrregularMatrixMatchesReference) {
+  using Scalar = TypeParam;
+  const auto A = random_irregular<Scalar>(257, 300, 11, 120);
+  for (Scalar beta : {Scalar(0), Scalar(1), Scalar(-0.5)}) {
+    expect_all_formats_match_reference<TEST_EXECSPACE>(A, 16, Scalar(1.5), beta, 21);
+  }
+}
+
+TYPED_TEST(SpmvTest, BoundaryZeroPutsEverythingInTheExpansionRegion) {
+  using Scalar = TypeParam;
+  const auto A = random_irregular<Scalar>(100, 80, 12, 70);
+  const auto H = to_hybrid(A, 0);
+  EXPECT_EQ(H.ref_nnz, 0u);
+  EXPECT_EQ(H.exp_nnz(), A.nnz());
+  expect_all_formats_match_reference<TEST_EXECSPACE>(A, 0, Scalar(1), Scalar(0), 22);
+}
+
+TYPED_TEST(SpmvTest, BoundaryBeyondLongestRowPutsEverythingInTheReferenceRegion) {
+  using Scalar = TypeParam;
+  const auto A = random_irregular<Scalar>(100, 80, 13, 70);
+  const int longest = static_cast<int>(compute_stats(A, 0, 0.0).longest_row_length);
+  for (int b : {longest, 80}) {
+    const auto H = to_hybrid(A, b);
+    EXPECT_EQ(H.exp_nnz(), 0u);
+    EXPECT_EQ(H.ref_nnz, A.nnz());
+    expect_all_formats_match_reference<TEST_EXECSPACE>(A, b, Scalar(-2), Scalar(1), 23);
+  }
+}
+
+TYPED_TEST(SpmvTest, OneByOneAndEmptyMatricesWork) {
+  using Scalar = TypeParam;
+  CooMatrix<Scalar, int> one;
+  one.num_rows = one.num_cols = 1;
+  one.row_idx = {0};
+  one.col_idx = {0};
+  one.values = {Scalar(3)};
+  expect_all_formats_match_reference<TEST_EXECSPACE>(from_coo(one), 1, Scalar(2), Scalar(-0.5), 24);
+  CooMatrix<Scalar, int> none;
+  expect_all_formats_match_reference<TEST_EXECSPACE>(from_coo(none), 0, Scalar(1), Scalar(0), 25);
+}
+
+TYPED_TEST(SpmvTest, IntOffsetsAndSlicesOfOddHeightMatchReference) {
+  using Scalar = TypeParam;
+  const auto A = random_irregular<Scalar, int>(150, 150, 14, 90);
+  expect_all_formats_match_reference<TEST_EXECSPACE>(A, 8, Scalar(1), Scalar(-0.5), 26, 7);
+}
+
+TYPED_TEST(SpmvTest, EveryRowsPerTeamMatchesReference) {
+  using Scalar = TypeParam;
+  const auto A = random_irregular<Scalar>(203, 160, 15, 100);
+  for (int rpt : {1, 2, 3, 8, 64}) {
+    cispmv::test::expect_matches_reference<TEST_EXECSPACE>(A, A, Kernel::vector, Scalar(1), Scalar(0), 27, rpt);
+    cispmv::test::expect_matches_reference<TEST_EXECSPACE>(to_hybrid(A, 10), A, Kernel::vector, Scalar(1),
+                                                            Scalar(0), 27, rpt);
+  }
+}
+
+TEST(TEST_CATEGORY, SizeMismatchThrowsWithTheSizes) {
+  const auto A = to_device<TEST_EXECSPACE>(to_hybrid(paper_example(), 1));
+  Kokkos::View<double*, TEST_MEMSPACE> x("x", 4), y("y", 6), good_x("x", 5), short_y("y", 5);
+  try {
+    spmv(TEST_EXECSPACE(), 1.0, A, x, 0.0, y);
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("6 x 5"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("x has 4"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(spmv(TEST_EXECSPACE(), 1.0, A, good_x, 0.0, short_y), std::invalid_argument);
+  SpmvOptions bad;
+  bad.vector_length = 3;
+  EXPECT_THROW(spmv(TEST_EXECSPACE(), 1.0, A, good_x, 0.0, y, bad), std::invalid_argument);
+}
+
+TEST(TEST_CATEGORY, VectorKernelOnPlainEllpackIsRefused) {
+  const auto E = to_device<TEST_EXECSPACE>(to_ell(paper_example()));
+  Kokkos::View<double*, TEST_MEMSPACE> x("x", 5), y("y", 6);
+  SpmvOptions opts;
+  opts.kernel = Kernel::vector;
+  EXPECT_THROW(spmv(TEST_EXECSPACE(), 1.0, E, x, 0.0, y, opts), std::invalid_argument);
+}
+
+// The baseline: KokkosSparse::spmv on the same CSR Views agrees with the reference.
+TEST(TEST_CATEGORY, KokkosKernelsSpmvOnTheSameCsrMatchesReference) {
+  const auto hA = random_irregular<double>(300, 280, 16, 150);
+  const auto A = to_device<TEST_EXECSPACE>(hA);
+  const auto K = as_kokkos_kernels(A);
+  EXPECT_EQ(K.values.data(), A.values.data());  // no copy
+  const auto hx = cispmv::test::random_vector<double>(280, 5);
+  Kokkos::View<double*, Kokkos::HostSpace> expected("expected", 300);
+  reference_spmv(2.0, hA, hx, 0.0, expected);
+  auto x = Kokkos::create_mirror_view_and_copy(TEST_MEMSPACE(), hx);
+  Kokkos::View<double*, TEST_MEMSPACE> y("y", 300);
+  kokkos_kernels_spmv(TEST_EXECSPACE(), 2.0, K, x, 0.0, y);
+  Kokkos::fence();
+  EXPECT_TRUE(cispmv::test::allclose(y, expected, spmv_tolerance(hA, hx, 2.0)));
+}
+
+}  // namespace
