@@ -109,9 +109,10 @@ template <class A, class B>
 /// `kernel`, and compares with the host reference on the CSR matrix `ref`.
 template <class Exec, class HostFormat, class Scalar, class Offset>
 void expect_matches_reference(const HostFormat& host_format, const HostCsrMatrix<Scalar, int, Offset>& ref,
-                              Kernel kernel, Scalar alpha, Scalar beta, std::uint64_t seed, int rows_per_team = 0) {
-  SCOPED_TRACE(std::string("format ") + HostFormat::format_name + ", kernel " + kernel_name(kernel) + ", beta " +
-               std::to_string(beta) + ", exec " + Exec::name());
+                              SpmvOptions opts, Scalar alpha, Scalar beta, std::uint64_t seed) {
+  SCOPED_TRACE(std::string("format ") + HostFormat::format_name + ", kernel " + kernel_name(opts.kernel) +
+               ", rows/team " + std::to_string(opts.rows_per_team) + ", vector " + std::to_string(opts.vector_length) +
+               ", unroll " + std::to_string(opts.unroll) + ", beta " + std::to_string(beta) + ", exec " + Exec::name());
   const auto A = to_device<Exec>(host_format);
   const auto hx = random_vector<Scalar>(ref.num_cols, seed);
   auto hy0 = random_vector<Scalar>(ref.num_rows, seed + 1);
@@ -122,9 +123,6 @@ void expect_matches_reference(const HostFormat& host_format, const HostCsrMatrix
 
   auto x = Kokkos::create_mirror_view_and_copy(typename Exec::memory_space(), hx);
   auto y = Kokkos::create_mirror_view_and_copy(typename Exec::memory_space(), hy0);
-  SpmvOptions opts;
-  opts.kernel = kernel;
-  opts.rows_per_team = rows_per_team;
   spmv(Exec(), alpha, A, x, beta, y, opts);
   Exec().fence();
   double beta_y = 0;
@@ -139,14 +137,17 @@ template <class Exec, class Scalar, class Offset>
 void expect_all_formats_match_reference(const HostCsrMatrix<Scalar, int, Offset>& A, int boundary, Scalar alpha,
                                         Scalar beta, std::uint64_t seed, int slice_height = 32) {
   for (Kernel k : {Kernel::scalar, Kernel::vector, Kernel::automatic}) {
-    expect_matches_reference<Exec>(A, A, k, alpha, beta, seed);
-    expect_matches_reference<Exec>(to_ellr(A), A, k, alpha, beta, seed);
-    expect_matches_reference<Exec>(to_sliced_ellr(A, slice_height), A, k, alpha, beta, seed);
-    expect_matches_reference<Exec>(to_hybrid(A, boundary), A, k, alpha, beta, seed);
+    const SpmvOptions o{k};
+    expect_matches_reference<Exec>(A, A, o, alpha, beta, seed);
+    expect_matches_reference<Exec>(to_ellr(A), A, o, alpha, beta, seed);
+    expect_matches_reference<Exec>(to_sliced_ellr(A, slice_height), A, o, alpha, beta, seed);
+    expect_matches_reference<Exec>(to_hybrid(A, boundary), A, o, alpha, beta, seed);
+    if (A.num_cols <= 65535) expect_matches_reference<Exec>(to_hybrid<std::uint16_t>(A, boundary), A, o, alpha, beta, seed);
   }
   for (Kernel k : {Kernel::scalar, Kernel::automatic}) {
-    expect_matches_reference<Exec>(to_ell(A), A, k, alpha, beta, seed);
-    expect_matches_reference<Exec>(to_sliced_ell(A, slice_height), A, k, alpha, beta, seed);
+    const SpmvOptions o{k};
+    expect_matches_reference<Exec>(to_ell(A), A, o, alpha, beta, seed);
+    expect_matches_reference<Exec>(to_sliced_ell(A, slice_height), A, o, alpha, beta, seed);
   }
 }
 

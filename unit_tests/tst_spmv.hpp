@@ -88,14 +88,41 @@ TYPED_TEST(SpmvTest, IntOffsetsAndSlicesOfOddHeightMatchReference) {
   expect_all_formats_match_reference<TEST_EXECSPACE>(A, 8, Scalar(1), Scalar(-0.5), 26, 7);
 }
 
-TYPED_TEST(SpmvTest, EveryRowsPerTeamMatchesReference) {
+// Every launch shape the vector kernels accept: rows per team, lanes per row (GPU; the host uses
+// one lane), and independent accumulators per lane.
+TYPED_TEST(SpmvTest, EveryLaunchShapeMatchesReference) {
   using Scalar = TypeParam;
   const auto A = random_irregular<Scalar>(203, 160, 15, 100);
-  for (int rpt : {1, 2, 3, 8, 64}) {
-    cispmv::test::expect_matches_reference<TEST_EXECSPACE>(A, A, Kernel::vector, Scalar(1), Scalar(0), 27, rpt);
-    cispmv::test::expect_matches_reference<TEST_EXECSPACE>(to_hybrid(A, 10), A, Kernel::vector, Scalar(1),
-                                                            Scalar(0), 27, rpt);
+  const auto H = to_hybrid(A, 10);
+  const auto H16 = to_hybrid<std::uint16_t>(A, 10);
+  for (int rpt : {1, 3, 8, 64}) {
+    for (int vl : {0, 1, 4, 32}) {
+      for (int unroll : {1, 2, 4, 8}) {
+        const SpmvOptions o{Kernel::vector, rpt, vl, unroll};
+        cispmv::test::expect_matches_reference<TEST_EXECSPACE>(A, A, o, Scalar(1), Scalar(0), 27);
+        cispmv::test::expect_matches_reference<TEST_EXECSPACE>(H, A, o, Scalar(1), Scalar(0.5), 27);
+        cispmv::test::expect_matches_reference<TEST_EXECSPACE>(H16, A, o, Scalar(-1), Scalar(1), 27);
+      }
+    }
   }
+}
+
+TEST(TEST_CATEGORY, CompactHybridRefusesColumnsBeyond16Bits) {
+  CooMatrix<double, int> coo;
+  coo.num_rows = 2;
+  coo.num_cols = 70000;
+  coo.row_idx = {0, 1, 1};
+  coo.col_idx = {5, 69999, 69998};
+  coo.values = {1, 2, 3};
+  const auto A = from_coo(coo);
+  try {
+    to_hybrid<std::uint16_t>(A, 2);
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("69999"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(to_hybrid<std::uint16_t>(A, 1), std::invalid_argument);  // row 1 starts at column 69998
+  EXPECT_NO_THROW(to_hybrid<std::uint16_t>(A, 0));                      // nothing in the reference region
 }
 
 TEST(TEST_CATEGORY, SizeMismatchThrowsWithTheSizes) {

@@ -18,6 +18,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -284,14 +285,17 @@ SlicedEllRMatrix<Scalar, Ordinal, Offset, HostExecSpace> to_sliced_ellr(
 /// each row (in stored order; cispmv's CSR rows are column-sorted) go to the reference region, the
 /// rest to the expansion region. 0 <= boundary <= number of columns; see choose_boundary for the
 /// automatic choice.
-template <class Scalar, class Ordinal, class Offset>
-HybridMatrix<Scalar, Ordinal, Offset, HostExecSpace> to_hybrid(const HostCsrMatrix<Scalar, Ordinal, Offset>& A,
-                                                              Ordinal boundary) {
+/// `to_hybrid<std::uint16_t>(A, boundary)` builds the compact variant with 16-bit reference-region
+/// column indices (see HybridMatrix) and throws std::invalid_argument if a reference-region column
+/// does not fit.
+template <class RefIndex = void, class Scalar, class Ordinal, class Offset>
+auto to_hybrid(const HostCsrMatrix<Scalar, Ordinal, Offset>& A, Ordinal boundary) {
+  using Ref = std::conditional_t<std::is_void_v<RefIndex>, Ordinal, RefIndex>;
   if (boundary < 0 || boundary > A.num_cols) {
     throw std::invalid_argument("cispmv::to_hybrid: BOUNDARY = " + std::to_string(boundary) +
                                 " is outside [0, " + std::to_string(A.num_cols) + "] (the number of columns)");
   }
-  HybridMatrix<Scalar, Ordinal, Offset, HostExecSpace> H;
+  HybridMatrix<Scalar, Ordinal, Offset, HostExecSpace, Ref> H;
   H.num_rows = A.num_rows;
   H.num_cols = A.num_cols;
   H.boundary = boundary;
@@ -313,7 +317,23 @@ HybridMatrix<Scalar, Ordinal, Offset, HostExecSpace> to_hybrid(const HostCsrMatr
   const Offset exp_nnz = H.exp_row_ptr(A.num_rows);
   H.ref_values = decltype(H.ref_values)("hybrid::ref_values", A.num_rows, boundary);
   H.ref_col_idx = decltype(H.ref_col_idx)(Kokkos::view_alloc("hybrid::ref_col_idx", Kokkos::WithoutInitializing), A.num_rows, boundary);
-  Kokkos::deep_copy(H.ref_col_idx, Ordinal(-1));
+  Kokkos::deep_copy(H.ref_col_idx, H.padding_index);
+  if constexpr (!std::is_same_v<Ref, Ordinal>) {
+    // every reference-region column must fit RefIndex and differ from the padding marker
+    Ordinal widest = -1, widest_row = -1;
+    for (Ordinal r = 0; r < A.num_rows; ++r) {
+      const Offset end = A.row_ptr(r) + std::min<Offset>(A.row_ptr(r + 1) - A.row_ptr(r), static_cast<Offset>(boundary));
+      for (Offset j = A.row_ptr(r); j < end; ++j) {
+        if (A.col_idx(j) > widest) widest = A.col_idx(j), widest_row = r;
+      }
+    }
+    if (widest >= static_cast<Ordinal>(H.padding_index)) {
+      throw std::invalid_argument("cispmv::to_hybrid: reference-region column " + std::to_string(widest) + " (row " +
+                                  std::to_string(widest_row) + ") does not fit " + std::to_string(8 * sizeof(Ref)) +
+                                  "-bit indices (at most " + std::to_string(H.padding_index - 1) +
+                                  "); use the default index type or a smaller BOUNDARY");
+    }
+  }
   H.exp_col_idx = decltype(H.exp_col_idx)(Kokkos::view_alloc("hybrid::exp_col_idx", Kokkos::WithoutInitializing), exp_nnz);
   H.exp_values = decltype(H.exp_values)(Kokkos::view_alloc("hybrid::exp_values", Kokkos::WithoutInitializing), exp_nnz);
   Kokkos::parallel_for(
@@ -321,7 +341,7 @@ HybridMatrix<Scalar, Ordinal, Offset, HostExecSpace> to_hybrid(const HostCsrMatr
         Offset j = A.row_ptr(r);
         for (Ordinal k = 0; k < H.ref_row_length(r); ++k, ++j) {
           H.ref_values(r, k) = A.values(j);
-          H.ref_col_idx(r, k) = A.col_idx(j);
+          H.ref_col_idx(r, k) = static_cast<Ref>(A.col_idx(j));
         }
         for (Offset e = H.exp_row_ptr(r); j < A.row_ptr(r + 1); ++j, ++e) {
           H.exp_values(e) = A.values(j);
@@ -392,9 +412,9 @@ BoundaryChoice<Ordinal> choose_boundary(const HostCsrMatrix<Scalar, Ordinal, Off
 }
 
 /// Hybrid format with the automatic BOUNDARY (choose_boundary).
-template <class Scalar, class Ordinal, class Offset>
-HybridMatrix<Scalar, Ordinal, Offset, HostExecSpace> to_hybrid(const HostCsrMatrix<Scalar, Ordinal, Offset>& A) {
-  return to_hybrid(A, choose_boundary(A).boundary);
+template <class RefIndex = void, class Scalar, class Ordinal, class Offset>
+auto to_hybrid(const HostCsrMatrix<Scalar, Ordinal, Offset>& A) {
+  return to_hybrid<RefIndex>(A, choose_boundary(A).boundary);
 }
 
 // ------------------------------------------------------------------------------ back to CSR
@@ -481,14 +501,14 @@ HostCsrMatrix<Scalar, Ordinal, Offset> to_csr(const SlicedEllRMatrix<Scalar, Ord
 
 /// Host CSR from the hybrid format: each row is its reference-region entries followed by its
 /// expansion-region entries, i.e. the original row.
-template <class Scalar, class Ordinal, class Offset>
-HostCsrMatrix<Scalar, Ordinal, Offset> to_csr(const HybridMatrix<Scalar, Ordinal, Offset, HostExecSpace>& H) {
+template <class Scalar, class Ordinal, class Offset, class RefIndex>
+HostCsrMatrix<Scalar, Ordinal, Offset> to_csr(const HybridMatrix<Scalar, Ordinal, Offset, HostExecSpace, RefIndex>& H) {
   return impl::csr_from_rows<Scalar, Ordinal, Offset>(
       "csr", H.num_rows, H.num_cols,
       [&](Ordinal r) { return static_cast<Offset>(H.ref_row_length(r)) + (H.exp_row_ptr(r + 1) - H.exp_row_ptr(r)); },
       [&](Ordinal r, Offset j) {
         const Offset in_ref = static_cast<Offset>(H.ref_row_length(r));
-        if (j < in_ref) return std::make_pair(H.ref_col_idx(r, j), H.ref_values(r, j));
+        if (j < in_ref) return std::make_pair(static_cast<Ordinal>(H.ref_col_idx(r, j)), H.ref_values(r, j));
         const Offset e = H.exp_row_ptr(r) + (j - in_ref);
         return std::make_pair(H.exp_col_idx(e), H.exp_values(e));
       });

@@ -28,36 +28,50 @@ constexpr bool prefers_vector_on_gpu() {
   return Matrix::format_name == std::string_view("csr") || is_hybrid_matrix_v<Matrix>;
 }
 
+template <int Beta, int Unroll, class Exec, class Matrix, class XView, class YView>
+void launch_vector(const Exec& exec, typename Matrix::value_type alpha, const Matrix& A, const XView& x,
+                   typename Matrix::value_type beta, const YView& y, const VectorLaunch& shape, const std::string& label) {
+  SpmvFunctor<Exec, Matrix, XView, YView, Beta, Unroll> f(A, x, y, alpha, beta);
+  f.rows_per_team = shape.rows_per_team;
+  f.vector_length = shape.vector_length;
+  const int league =
+      static_cast<int>((static_cast<long long>(A.num_rows) + shape.rows_per_team - 1) / shape.rows_per_team);
+  Kokkos::parallel_for(label, Kokkos::TeamPolicy<Exec>(exec, league, shape.team_size, shape.vector_length), f);
+}
+
 template <int Beta, class Exec, class Matrix, class XView, class YView>
 void launch_spmv(const Exec& exec, typename Matrix::value_type alpha, const Matrix& A, const XView& x,
                  typename Matrix::value_type beta, const YView& y, const SpmvOptions& opts) {
   using Functor = SpmvFunctor<Exec, Matrix, XView, YView, Beta>;
   using ordinal_type = typename Matrix::ordinal_type;
-  Functor f(A, x, y, alpha, beta);
   const Kernel kernel = resolve_kernel<Exec>(opts.kernel, Functor::has_vector_kernel, prefers_vector_on_gpu<Matrix>());
   const std::string label = std::string("cispmv::spmv[") + Matrix::format_name + "," + kernel_name(kernel) + "]";
+  if (kernel == Kernel::vector && !Functor::has_vector_kernel) {
+    throw std::invalid_argument(std::string("cispmv::spmv: format '") + Matrix::format_name +
+                                "' has no vector kernel (its ELLPACK block is laid out for thread per row); "
+                                "use Kernel::scalar");
+  }
   Kokkos::Profiling::pushRegion(label);
-  if (kernel == Kernel::vector) {
-    if constexpr (Functor::has_vector_kernel) {
+  if constexpr (Functor::has_vector_kernel) {
+    if (kernel == Kernel::vector) {
       const double mean = A.num_rows > 0 ? static_cast<double>(A.nnz()) / A.num_rows : 0.0;
       const VectorLaunch shape = vector_launch<Exec>(opts, mean);
-      f.rows_per_team = shape.rows_per_team;
-      const int league = static_cast<int>((static_cast<long long>(A.num_rows) + shape.rows_per_team - 1) /
-                                          shape.rows_per_team);
-      Kokkos::parallel_for(label, Kokkos::TeamPolicy<Exec>(exec, league, shape.team_size, shape.vector_length), f);
-    } else {
+      const int unroll = Functor::unrolled ? (opts.unroll > 0 ? opts.unroll : default_unroll) : 1;
+      switch (unroll) {
+        case 1: launch_vector<Beta, 1>(exec, alpha, A, x, beta, y, shape, label); break;
+        case 2: launch_vector<Beta, 2>(exec, alpha, A, x, beta, y, shape, label); break;
+        case 4: launch_vector<Beta, 4>(exec, alpha, A, x, beta, y, shape, label); break;
+        default: launch_vector<Beta, 8>(exec, alpha, A, x, beta, y, shape, label); break;
+      }
       Kokkos::Profiling::popRegion();
-      throw std::invalid_argument(std::string("cispmv::spmv: format '") + Matrix::format_name +
-                                  "' has no vector kernel (its ELLPACK block is laid out for thread per row); "
-                                  "use Kernel::scalar");
+      return;
     }
-  } else {
-    Kokkos::parallel_for(
-        label,
-        Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<ordinal_type>>(exec, 0,
-                                                                                                      A.num_rows),
-        f);
   }
+  Kokkos::parallel_for(
+      label,
+      Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<ordinal_type>>(exec, 0,
+                                                                                                    A.num_rows),
+      Functor(A, x, y, alpha, beta));
   Kokkos::Profiling::popRegion();
 }
 
@@ -93,10 +107,12 @@ void spmv(const Exec& exec, typename Matrix::value_type alpha, const Matrix& A, 
     throw std::invalid_argument(os.str());
   }
   if (opts.vector_length < 0 || (opts.vector_length & (opts.vector_length - 1)) != 0 || opts.vector_length > 32 ||
-      opts.rows_per_team < 0) {
-    throw std::invalid_argument("cispmv::spmv: vector_length must be 0 (automatic) or a power of two <= 32 and "
-                                "rows_per_team >= 0; got vector_length=" + std::to_string(opts.vector_length) +
-                                ", rows_per_team=" + std::to_string(opts.rows_per_team));
+      opts.rows_per_team < 0 || (opts.unroll != 0 && opts.unroll != 1 && opts.unroll != 2 && opts.unroll != 4 &&
+                                 opts.unroll != 8)) {
+    throw std::invalid_argument("cispmv::spmv: vector_length must be 0 (automatic) or a power of two <= 32, "
+                                "rows_per_team >= 0 and unroll 0 (automatic), 1, 2, 4 or 8; got vector_length=" +
+                                std::to_string(opts.vector_length) + ", rows_per_team=" +
+                                std::to_string(opts.rows_per_team) + ", unroll=" + std::to_string(opts.unroll));
   }
   if (A.num_rows == 0) return;
 

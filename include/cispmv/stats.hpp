@@ -114,8 +114,8 @@ template <class S, class O, class Off, class D>
 std::size_t paper_model_bytes(const SlicedEllMatrix<S, O, Off, D>& A, PaperMemoryModel m = {}) {
   return m.sliced_ell(A.values.extent(0));
 }
-template <class S, class O, class Off, class D>
-std::size_t paper_model_bytes(const HybridMatrix<S, O, Off, D>& A, PaperMemoryModel m = {}) {
+template <class S, class O, class Off, class D, class R>
+std::size_t paper_model_bytes(const HybridMatrix<S, O, Off, D, R>& A, PaperMemoryModel m = {}) {
   return m.hybrid(A.num_rows, A.boundary, A.exp_nnz());
 }
 

@@ -20,6 +20,7 @@ struct SpmvOptions {
   Kernel kernel = Kernel::automatic;
   int rows_per_team = 0;  ///< rows a team works on at once (the paper's block-size study)
   int vector_length = 0;  ///< lanes per row (power of two; 32 = a CUDA warp)
+  int unroll = 0;         ///< independent accumulators per lane in the CSR / hybrid vector kernels (1, 2, 4, 8)
 };
 
 inline const char* kernel_name(Kernel k) {
@@ -52,6 +53,8 @@ struct VectorLaunch {
 inline constexpr int gpu_default_rows_per_team = 4;
 /// Rows a host thread takes at once in the vector kernel (one lane per row on the host).
 inline constexpr int host_default_rows_per_team = 64;
+/// Default independent accumulators per lane of the unrolled vector kernels (see perf/results/).
+inline constexpr int default_unroll = 4;
 
 /// Launch shape of the vector kernels for execution space Exec.
 /// GPU: `vector_length` lanes per row (32, a warp, unless the rows are short: then the smallest power

@@ -22,6 +22,8 @@ enum BetaCase : int { beta_zero = 0, beta_one = 1, beta_general = 2 };
 /// What every SpMV functor shares: operands, the y update, and the walk over a team's rows.
 template <class Exec, class Matrix, class XView, class YView, int Beta>
 struct SpmvFunctorBase {
+  /// Kernels that take SpmvOptions::unroll (independent accumulators per lane) say so.
+  static constexpr bool unrolled = false;
   using value_type = typename Matrix::value_type;
   using ordinal_type = typename Matrix::ordinal_type;
   using size_type = typename Matrix::size_type;
@@ -33,6 +35,7 @@ struct SpmvFunctorBase {
   value_type alpha;
   value_type beta;
   ordinal_type rows_per_team = 1;
+  int vector_length = 1;  ///< lanes per row in the vector kernels (the team's vector length)
 
   SpmvFunctorBase(const Matrix& A_, const XView& x_, const YView& y_, value_type alpha_, value_type beta_)
       : A(A_), x(x_), y(y_), alpha(alpha_), beta(beta_) {}
@@ -62,17 +65,42 @@ struct SpmvFunctorBase {
   }
 };
 
-template <class Exec, class Matrix, class XView, class YView, int Beta>
+/// One lane's share of a row in the vector kernels: entries begin + lane, begin + lane + V, ... of
+/// [begin, end), V = vector length, so the V lanes of a row read V consecutive entries at a time
+/// (coalesced). Unroll > 1 keeps that many independent accumulators and issues that many strided
+/// loads before their first use: more bytes in flight per lane, the limit of a memory-bound kernel
+/// whose x loads depend on the column loads. Unroll = 1 is the plain loop of Algorithm 7.
+template <int Unroll, class Index, class Entry>
+KOKKOS_FORCEINLINE_FUNCTION auto strided_row_sum(const Index begin, const Index end, const int lane, const int V,
+                                                 const Entry& entry) -> decltype(entry(begin)) {
+  using S = decltype(entry(begin));
+  S acc[Unroll];
+  for (int u = 0; u < Unroll; ++u) acc[u] = S(0);
+  const Index stride = static_cast<Index>(V);
+  Index k = begin + static_cast<Index>(lane);
+  if constexpr (Unroll > 1) {
+    for (; k + static_cast<Index>(Unroll - 1) * stride < end; k += static_cast<Index>(Unroll) * stride) {
+      for (int u = 0; u < Unroll; ++u) acc[u] += entry(k + static_cast<Index>(u) * stride);
+    }
+  }
+  for (; k < end; k += stride) acc[0] += entry(k);
+  S sum = acc[0];
+  for (int u = 1; u < Unroll; ++u) sum += acc[u];
+  return sum;
+}
+
+template <class Exec, class Matrix, class XView, class YView, int Beta, int Unroll = 1>
 struct SpmvFunctor;  // one specialisation per format below
 
 // ------------------------------------------------------------------------------------------ CSR
 /// CSR: Algorithm 1 (thread per row) and the CSR-vector kernel (vector per row).
-template <class Exec, class S, class O, class Off, class D, class XView, class YView, int Beta>
-struct SpmvFunctor<Exec, CsrMatrix<S, O, Off, D>, XView, YView, Beta>
+template <class Exec, class S, class O, class Off, class D, class XView, class YView, int Beta, int Unroll>
+struct SpmvFunctor<Exec, CsrMatrix<S, O, Off, D>, XView, YView, Beta, Unroll>
     : SpmvFunctorBase<Exec, CsrMatrix<S, O, Off, D>, XView, YView, Beta> {
   using Base = SpmvFunctorBase<Exec, CsrMatrix<S, O, Off, D>, XView, YView, Beta>;
   using Base::Base;
   static constexpr bool has_vector_kernel = true;
+  static constexpr bool unrolled = true;
 
   KOKKOS_INLINE_FUNCTION void operator()(const O row) const {
     S sum = 0;
@@ -81,11 +109,19 @@ struct SpmvFunctor<Exec, CsrMatrix<S, O, Off, D>, XView, YView, Beta>
     this->update(row, sum);
   }
 
+  // ThreadVectorRange(team, V) hands lane i exactly the index i, so the lane can walk its strided
+  // share of the row (strided_row_sum) and the reduction over lanes stays in registers.
   KOKKOS_INLINE_FUNCTION void operator()(const typename Base::team_member& team) const {
     this->for_team_rows(team, [&](const O row, S& sum) {
+      const Off begin = this->A.row_ptr(row), end = this->A.row_ptr(row + 1);
       Kokkos::parallel_reduce(
-          Kokkos::ThreadVectorRange(team, this->A.row_ptr(row), this->A.row_ptr(row + 1)),
-          [&](const Off k, S& lsum) { lsum += this->A.values(k) * this->x(this->A.col_idx(k)); }, sum);
+          Kokkos::ThreadVectorRange(team, this->vector_length),
+          [&](const int lane, S& lsum) {
+            lsum += strided_row_sum<Unroll>(begin, end, lane, this->vector_length, [&](const Off k) {
+              return this->A.values(k) * this->x(this->A.col_idx(k));
+            });
+          },
+          sum);
     });
   }
 };
@@ -93,8 +129,8 @@ struct SpmvFunctor<Exec, CsrMatrix<S, O, Off, D>, XView, YView, Beta>
 // -------------------------------------------------------------------------------------- ELLPACK
 /// ELLPACK: Algorithm 2 (thread per row, stops at the first padding slot). No vector kernel:
 /// the column-major block is laid out for thread per row.
-template <class Exec, class S, class O, class D, class XView, class YView, int Beta>
-struct SpmvFunctor<Exec, EllMatrix<S, O, D>, XView, YView, Beta>
+template <class Exec, class S, class O, class D, class XView, class YView, int Beta, int Unroll>
+struct SpmvFunctor<Exec, EllMatrix<S, O, D>, XView, YView, Beta, Unroll>
     : SpmvFunctorBase<Exec, EllMatrix<S, O, D>, XView, YView, Beta> {
   using Base = SpmvFunctorBase<Exec, EllMatrix<S, O, D>, XView, YView, Beta>;
   using Base::Base;
@@ -113,8 +149,8 @@ struct SpmvFunctor<Exec, EllMatrix<S, O, D>, XView, YView, Beta>
 
 // ------------------------------------------------------------------------------------ ELLPACK-R
 /// ELLPACK-R: Algorithm 3 (thread per row, row_length iterations) and a vector kernel.
-template <class Exec, class S, class O, class D, class XView, class YView, int Beta>
-struct SpmvFunctor<Exec, EllRMatrix<S, O, D>, XView, YView, Beta>
+template <class Exec, class S, class O, class D, class XView, class YView, int Beta, int Unroll>
+struct SpmvFunctor<Exec, EllRMatrix<S, O, D>, XView, YView, Beta, Unroll>
     : SpmvFunctorBase<Exec, EllRMatrix<S, O, D>, XView, YView, Beta> {
   using Base = SpmvFunctorBase<Exec, EllRMatrix<S, O, D>, XView, YView, Beta>;
   using Base::Base;
@@ -138,8 +174,8 @@ struct SpmvFunctor<Exec, EllRMatrix<S, O, D>, XView, YView, Beta>
 
 // ------------------------------------------------------------------------------- Sliced ELLPACK
 /// Sliced ELLPACK: Algorithm 4 (thread per row inside its slice, stops at the first padding slot).
-template <class Exec, class S, class O, class Off, class D, class XView, class YView, int Beta>
-struct SpmvFunctor<Exec, SlicedEllMatrix<S, O, Off, D>, XView, YView, Beta>
+template <class Exec, class S, class O, class Off, class D, class XView, class YView, int Beta, int Unroll>
+struct SpmvFunctor<Exec, SlicedEllMatrix<S, O, Off, D>, XView, YView, Beta, Unroll>
     : SpmvFunctorBase<Exec, SlicedEllMatrix<S, O, Off, D>, XView, YView, Beta> {
   using Base = SpmvFunctorBase<Exec, SlicedEllMatrix<S, O, Off, D>, XView, YView, Beta>;
   using Base::Base;
@@ -162,8 +198,8 @@ struct SpmvFunctor<Exec, SlicedEllMatrix<S, O, Off, D>, XView, YView, Beta>
 
 // ----------------------------------------------------------------------------- Sliced ELLPACK-R
 /// Sliced ELLPACK-R: Algorithm 5 (thread per row, row_length iterations) and a vector kernel.
-template <class Exec, class S, class O, class Off, class D, class XView, class YView, int Beta>
-struct SpmvFunctor<Exec, SlicedEllRMatrix<S, O, Off, D>, XView, YView, Beta>
+template <class Exec, class S, class O, class Off, class D, class XView, class YView, int Beta, int Unroll>
+struct SpmvFunctor<Exec, SlicedEllRMatrix<S, O, Off, D>, XView, YView, Beta, Unroll>
     : SpmvFunctorBase<Exec, SlicedEllRMatrix<S, O, Off, D>, XView, YView, Beta> {
   using Base = SpmvFunctorBase<Exec, SlicedEllRMatrix<S, O, Off, D>, XView, YView, Beta>;
   using Base::Base;
@@ -204,15 +240,16 @@ struct SpmvFunctor<Exec, SlicedEllRMatrix<S, O, Off, D>, XView, YView, Beta>
 // ------------------------------------------------------------------------------ hybrid ELL + CSR
 /// The paper's hybrid format. Thread per row: reference region then expansion region.
 /// Vector per row (Algorithm 7): the row's lanes walk its reference-region slots (row-major, so
-/// consecutive lanes read consecutive addresses), then its expansion-region CSR entries; both
-/// partial sums are reduced in registers (ThreadVectorRange parallel_reduce, no shared memory, no
-/// atomics) and one lane writes y(row) once.
-template <class Exec, class S, class O, class Off, class D, class XView, class YView, int Beta>
-struct SpmvFunctor<Exec, HybridMatrix<S, O, Off, D>, XView, YView, Beta>
-    : SpmvFunctorBase<Exec, HybridMatrix<S, O, Off, D>, XView, YView, Beta> {
-  using Base = SpmvFunctorBase<Exec, HybridMatrix<S, O, Off, D>, XView, YView, Beta>;
+/// consecutive lanes read consecutive addresses), then its expansion-region CSR entries, each lane
+/// accumulating both in registers; one ThreadVectorRange reduction (shuffles, no shared memory, no
+/// atomics; the paper used two shared-memory trees) gives the row, and one lane writes y(row) once.
+template <class Exec, class S, class O, class Off, class D, class R, class XView, class YView, int Beta, int Unroll>
+struct SpmvFunctor<Exec, HybridMatrix<S, O, Off, D, R>, XView, YView, Beta, Unroll>
+    : SpmvFunctorBase<Exec, HybridMatrix<S, O, Off, D, R>, XView, YView, Beta> {
+  using Base = SpmvFunctorBase<Exec, HybridMatrix<S, O, Off, D, R>, XView, YView, Beta>;
   using Base::Base;
   static constexpr bool has_vector_kernel = true;
+  static constexpr bool unrolled = true;
 
   KOKKOS_INLINE_FUNCTION void operator()(const O row) const {
     S sum = 0;
@@ -227,17 +264,19 @@ struct SpmvFunctor<Exec, HybridMatrix<S, O, Off, D>, XView, YView, Beta>
 
   KOKKOS_INLINE_FUNCTION void operator()(const typename Base::team_member& team) const {
     this->for_team_rows(team, [&](const O row, S& sum) {
-      S ref_sum = 0;
+      const O ref_end = this->A.ref_row_length(row);
+      const Off exp_begin = this->A.exp_row_ptr(row), exp_end = this->A.exp_row_ptr(row + 1);
       Kokkos::parallel_reduce(
-          Kokkos::ThreadVectorRange(team, this->A.ref_row_length(row)),
-          [&](const O k, S& lsum) { lsum += this->A.ref_values(row, k) * this->x(this->A.ref_col_idx(row, k)); },
-          ref_sum);
-      S exp_sum = 0;
-      Kokkos::parallel_reduce(
-          Kokkos::ThreadVectorRange(team, this->A.exp_row_ptr(row), this->A.exp_row_ptr(row + 1)),
-          [&](const Off k, S& lsum) { lsum += this->A.exp_values(k) * this->x(this->A.exp_col_idx(k)); },
-          exp_sum);
-      sum = ref_sum + exp_sum;
+          Kokkos::ThreadVectorRange(team, this->vector_length),
+          [&](const int lane, S& lsum) {
+            lsum += strided_row_sum<Unroll>(O(0), ref_end, lane, this->vector_length, [&](const O k) {
+              return this->A.ref_values(row, k) * this->x(this->A.ref_col_idx(row, k));
+            });
+            lsum += strided_row_sum<Unroll>(exp_begin, exp_end, lane, this->vector_length, [&](const Off k) {
+              return this->A.exp_values(k) * this->x(this->A.exp_col_idx(k));
+            });
+          },
+          sum);
     });
   }
 };

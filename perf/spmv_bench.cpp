@@ -1,0 +1,361 @@
+// cispmv perf suite (Google Benchmark): every format x kernel of cispmv and the baselines on the same
+// matrix, in one executable: Kokkos Kernels spmv (native) and, in CUDA builds, cuSPARSE SpMV (CSR with
+// the default algorithm and CSR_ALG2, and its Sliced ELLPACK against ours).
+//
+//   spmv_bench [--matrix NAME|FILE]... [--space device|host] [--float] [--sweep]
+//              [--iterations N] [--repetitions N] [--out-dir DIR] [Google Benchmark flags]
+//
+// Per benchmark: the median over repetitions of fenced, manually timed runs (Kokkos::Timer around
+// one spmv between two fences); counters GB/s (spmv_traffic_bytes: the format's arrays + x + y, see
+// include/cispmv/stats.hpp), GFLOP/s (2 nnz), and frac_copy_bw: GB/s over the device copy bandwidth
+// measured by this executable at start-up (bytes read + written by a large deep_copy). Each
+// benchmark checks its y against the host reference once before timing (a fast wrong kernel is
+// skipped with an error, never reported as fast). --sweep adds the rows-per-team x vector-length x
+// unroll study (the paper's block-size study, Tables 6-8) for the CSR and hybrid vector kernels.
+// Results: the console table, and <out-dir>/<matrix>-<space>.json per matrix.
+#include <Kokkos_Core.hpp>
+#include <benchmark/benchmark.h>
+
+#include "cispmv/cispmv.hpp"
+#include "cispmv/generator.hpp"
+#include "cispmv/info.hpp"
+#include "cispmv/io.hpp"
+#include "cusparse_baseline.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace cispmv;
+
+struct Settings {
+  std::vector<std::string> matrices;
+  std::string space = "device";
+  bool single = false;
+  bool sweep = false;
+  int iterations = 50;
+  int repetitions = 5;
+  std::string out_dir = ".";
+};
+
+/// Sends every report to the console and to a JSON file (Google Benchmark's own file reporter is tied
+/// to one --benchmark_out file per process; the suite writes one file per matrix).
+class TeeReporter : public benchmark::BenchmarkReporter {
+ public:
+  TeeReporter(benchmark::BenchmarkReporter& a, benchmark::BenchmarkReporter& b) : a_(a), b_(b) {}
+  bool ReportContext(const Context& context) override {
+    const bool ok = a_.ReportContext(context);
+    return b_.ReportContext(context) && ok;
+  }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    a_.ReportRuns(runs);
+    b_.ReportRuns(runs);
+  }
+  void Finalize() override {
+    a_.Finalize();
+    b_.Finalize();
+  }
+
+ private:
+  benchmark::BenchmarkReporter& a_;
+  benchmark::BenchmarkReporter& b_;
+};
+
+/// One prepared kernel: run() does y = A*x; bytes is what it must move (spmv_traffic_bytes).
+struct Prepared {
+  std::function<void()> run;
+  double bytes = 0;
+};
+
+template <class Exec>
+double measure_copy_bandwidth(std::size_t bytes) {
+  const std::size_t n = bytes / sizeof(double);
+  Kokkos::View<double*, typename Exec::memory_space> a("copy::a", n), b("copy::b", n);
+  Kokkos::deep_copy(a, 1.0);
+  std::vector<double> t;
+  for (int i = 0; i < 21; ++i) {
+    Exec().fence();
+    Kokkos::Timer timer;
+    Kokkos::deep_copy(Exec(), b, a);
+    Exec().fence();
+    if (i > 0) t.push_back(timer.seconds());
+  }
+  std::sort(t.begin(), t.end());
+  return 2.0 * static_cast<double>(n * sizeof(double)) / t[t.size() / 2];  // read + write
+}
+
+template <class Exec, class Scalar>
+class Suite {
+ public:
+  using Mem = typename Exec::memory_space;
+  using Vec = Kokkos::View<Scalar*, Mem>;
+
+  Suite(std::string name, HostCsrMatrix<Scalar, int, std::size_t> host, double copy_bw, const Settings& settings)
+      : name_(std::move(name)), host_(std::move(host)), copy_bw_(copy_bw), settings_(settings) {
+    auto hx = Kokkos::View<Scalar*, Kokkos::HostSpace>("x", host_.num_cols);
+    for (int i = 0; i < host_.num_cols; ++i) hx(i) = static_cast<Scalar>(1.0 + ((i * 7919) % 101) / 101.0);
+    expected_ = Kokkos::View<Scalar*, Kokkos::HostSpace>("expected", host_.num_rows);
+    reference_spmv(Scalar(1), host_, hx, Scalar(0), expected_);
+    tol_ = spmv_tolerance(host_, hx);
+    x_ = Kokkos::create_mirror_view_and_copy(Mem(), hx);
+    y_ = Vec("y", host_.num_rows);
+    csr_ = to_device<Exec>(host_);
+  }
+
+  void register_all() {
+    const std::string space = settings_.space;
+    add("kokkos-kernels/native", [this] {
+      auto K = as_kokkos_kernels(csr_);
+      return Prepared{[K, this] { kokkos_kernels_spmv(Exec(), Scalar(1), K, x_, Scalar(0), y_); },
+                      spmv_traffic_bytes(csr_)};
+    });
+#if defined(KOKKOS_ENABLE_CUDA)
+    if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
+      add_cusparse_csr("cusparse-csr/default", CUSPARSE_SPMV_ALG_DEFAULT);
+      add_cusparse_csr("cusparse-csr/alg2", CUSPARSE_SPMV_CSR_ALG2);
+      add("cusparse-sell/sell-alg1", [this] {
+        auto S = std::make_shared<decltype(to_device<Exec>(to_sliced_ell(host_, 32)))>(
+            to_device<Exec>(to_sliced_ell(host_, 32)));
+        auto op = std::make_shared<perf::CusparseSpmv<Scalar>>(*S, x_, y_);
+        return Prepared{[S, op] { op->run(); }, spmv_traffic_bytes(*S)};
+      });
+    }
+#endif
+    add_format("csr", [this] { return host_; }, {Kernel::scalar, Kernel::vector});
+    add_format("ell", [this] { return to_ell(host_); }, {Kernel::scalar});
+    add_format("ellr", [this] { return to_ellr(host_); }, {Kernel::scalar, Kernel::vector});
+    add_format("sell", [this] { return to_sliced_ell(host_, 32); }, {Kernel::scalar});
+    add_format("sellr", [this] { return to_sliced_ellr(host_, 32); }, {Kernel::scalar, Kernel::vector});
+    add_format("hybrid", [this] { return to_hybrid(host_); }, {Kernel::scalar, Kernel::vector});
+    if (host_.num_cols <= 65535 || choose_boundary(host_).reference_width <= 65535) {
+      add_format("hybrid16", [this] { return to_hybrid<std::uint16_t>(host_); }, {Kernel::vector});
+    }
+    // the paper's Algorithm 7 as written: no unrolling (one load chain per lane)
+    add_format("hybrid", [this] { return to_hybrid(host_); }, {Kernel::vector}, SpmvOptions{Kernel::vector, 0, 0, 1},
+               "/unroll:1");
+    if (settings_.sweep) {
+      // lanes per row only exist on GPUs; the host kernels use one lane per row
+      const std::vector<int> lanes = impl::is_gpu_space_v<Exec> ? std::vector<int>{8, 16, 32} : std::vector<int>{1};
+      for (int vl : lanes) {
+        for (int rpt : {1, 2, 4, 8, 16}) {
+          for (int unroll : {1, 2, 4, 8}) {
+            const SpmvOptions o{Kernel::vector, rpt, vl, unroll};
+            const std::string tag = "/sweep/rpt:" + std::to_string(rpt) + "/vl:" + std::to_string(vl) +
+                                    "/unroll:" + std::to_string(unroll);
+            add_format("hybrid", [this] { return to_hybrid(host_); }, {Kernel::vector}, o, tag);
+            add_format("csr", [this] { return host_; }, {Kernel::vector}, o, tag);
+          }
+        }
+      }
+    }
+  }
+
+  void run_registered(benchmark::BenchmarkReporter* display) {
+    const std::string path = settings_.out_dir + "/" + name_ + "-" + settings_.space + ".json";
+    std::ofstream out(path);
+    benchmark::JSONReporter json;
+    json.SetOutputStream(&out);
+    json.SetErrorStream(&std::cerr);
+    TeeReporter tee(*display, json);
+    benchmark::RunSpecifiedBenchmarks(&tee);
+    benchmark::ClearRegisteredBenchmarks();
+    current_.reset();
+    std::cerr << "spmv_bench: wrote " << path << "\n";
+  }
+
+ private:
+  using Builder = std::function<Prepared()>;
+
+  template <class MakeHost>
+  void add_format(const std::string& format, MakeHost make_host, std::initializer_list<Kernel> kernels,
+                  SpmvOptions base = {}, const std::string& tag = "") {
+    for (Kernel k : kernels) {
+      SpmvOptions o = base;
+      o.kernel = k;
+      add(format + "/" + kernel_name(k) + tag, [this, make_host, o] {
+        using DeviceMatrix = decltype(to_device<Exec>(make_host()));
+        auto A = std::make_shared<DeviceMatrix>(to_device<Exec>(make_host()));
+        return Prepared{[A, o, this] { spmv(Exec(), Scalar(1), *A, x_, Scalar(0), y_, o); }, spmv_traffic_bytes(*A)};
+      });
+    }
+  }
+
+#if defined(KOKKOS_ENABLE_CUDA)
+  void add_cusparse_csr(const std::string& label, cusparseSpMVAlg_t alg) {
+    add(label, [this, alg] {
+      auto op = std::make_shared<perf::CusparseSpmv<Scalar>>(csr_, x_, y_, alg);
+      return Prepared{[op] { op->run(); }, spmv_traffic_bytes(csr_)};
+    });
+  }
+#endif
+
+  void add(const std::string& label, Builder build) {
+    const std::string full = name_ + "/" + settings_.space + "/" + label;
+    benchmark::RegisterBenchmark(full.c_str(), [this, full, build](benchmark::State& state) { bench(state, full, build); })
+        ->UseManualTime()
+        ->Iterations(settings_.iterations)
+        ->Repetitions(settings_.repetitions)
+        ->ComputeStatistics("min", [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); })
+        ->ReportAggregatesOnly(true)
+        ->Unit(benchmark::kMillisecond);
+  }
+
+  /// Builds the benchmark's matrix once (the previous one is freed first), checks y once, times.
+  void bench(benchmark::State& state, const std::string& key, const Builder& build) {
+    if (current_key_ != key) {
+      current_.reset();
+      current_key_ = key;
+      try {
+        current_ = std::make_unique<Prepared>(build());
+      } catch (const std::exception& e) {
+        current_error_ = std::string("could not prepare: ") + e.what();
+        current_.reset();
+      }
+      if (current_) current_error_ = verify();
+    }
+    if (!current_) {
+      state.SkipWithError(current_error_.c_str());
+      return;
+    }
+    if (!current_error_.empty()) {
+      state.SkipWithError(current_error_.c_str());
+      return;
+    }
+    for (auto _ : state) {
+      Exec().fence();
+      Kokkos::Timer timer;
+      current_->run();
+      Exec().fence();
+      state.SetIterationTime(timer.seconds());
+    }
+    const double bytes = current_->bytes;
+    state.counters["GB/s"] = benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["GFLOP/s"] =
+        benchmark::Counter(2.0 * host_.nnz() * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["frac_copy_bw"] = benchmark::Counter(bytes / copy_bw_, benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["MB"] = benchmark::Counter(bytes * 1e-6);
+  }
+
+  /// Runs once into a NaN-poisoned y and compares with the host reference; "" if right.
+  std::string verify() {
+    Kokkos::deep_copy(y_, std::numeric_limits<Scalar>::quiet_NaN());
+    current_->run();
+    Exec().fence();
+    auto hy = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y_);
+    for (int i = 0; i < host_.num_rows; ++i) {
+      const double d = std::abs(static_cast<double>(hy(i)) - static_cast<double>(expected_(i)));
+      if (!(d <= tol_)) {
+        return "wrong result: y(" + std::to_string(i) + ") = " + std::to_string(hy(i)) + ", reference " +
+               std::to_string(expected_(i));
+      }
+    }
+    return "";
+  }
+
+  std::string name_;
+  HostCsrMatrix<Scalar, int, std::size_t> host_;
+  double copy_bw_;
+  const Settings& settings_;
+  Kokkos::View<Scalar*, Kokkos::HostSpace> expected_;
+  double tol_ = 0;
+  Vec x_, y_;
+  CsrMatrix<Scalar, int, std::size_t, Exec> csr_;
+  std::string current_key_, current_error_;
+  std::unique_ptr<Prepared> current_;
+};
+
+template <class Exec, class Scalar>
+int run_space(const Settings& settings) {
+  const std::size_t copy_bytes = std::is_same_v<Exec, Kokkos::DefaultHostExecutionSpace> ? (std::size_t(1) << 29)
+                                                                                           : (std::size_t(1) << 31);
+  const double copy_bw = measure_copy_bandwidth<Exec>(copy_bytes);
+  benchmark::AddCustomContext("cispmv", configuration_string());
+  benchmark::AddCustomContext("device", std::is_same_v<Exec, Kokkos::DefaultHostExecutionSpace>
+                                            ? std::string("host: ") + Exec::name()
+                                            : device_name());
+  benchmark::AddCustomContext("copy_bandwidth_GBps", std::to_string(copy_bw * 1e-9));
+  benchmark::AddCustomContext("precision", settings.single ? "float" : "double");
+  std::cerr << "spmv_bench: " << configuration_string() << "\nspmv_bench: space " << Exec::name()
+            << ", copy bandwidth " << copy_bw * 1e-9 << " GB/s (read + write of " << (copy_bytes >> 20)
+            << " MiB)\n";
+  benchmark::ConsoleReporter console;
+  for (const auto& m : settings.matrices) {
+    std::string description;
+    Kokkos::Timer t;
+    HostCsr A;
+    std::ifstream probe(m);
+    if (probe.good()) {
+      A = read_matrix(m);
+    } else {
+      A = generate_suite_matrix(m, true);
+    }
+    std::cerr << "spmv_bench: matrix " << m << ": " << A.num_rows << " rows, " << A.nnz() << " nonzeros ("
+              << t.seconds() << " s)\n";
+    std::string name = m.substr(m.find_last_of('/') + 1);
+    {
+      Suite<Exec, Scalar> suite(name, [&] {
+        if constexpr (std::is_same_v<Scalar, double>) {
+          return A;
+        } else {
+          return cast_values<float>(A);
+        }
+      }(), copy_bw, settings);
+      A = HostCsr();  // free the double copy before building formats
+      suite.register_all();
+      suite.run_registered(&console);
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  Settings settings;
+  std::vector<char*> rest{argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::cerr << "spmv_bench: " << a << " needs a value\n";
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--matrix") settings.matrices.push_back(value());
+    else if (a == "--space") settings.space = value();
+    else if (a == "--float") settings.single = true;
+    else if (a == "--sweep") settings.sweep = true;
+    else if (a == "--iterations") settings.iterations = std::stoi(value());
+    else if (a == "--repetitions") settings.repetitions = std::stoi(value());
+    else if (a == "--out-dir") settings.out_dir = value();
+    else rest.push_back(argv[i]);
+  }
+  if (settings.matrices.empty()) settings.matrices.push_back("paper32k-1");
+  if (settings.space != "device" && settings.space != "host") {
+    std::cerr << "spmv_bench: --space is device or host\n";
+    return 2;
+  }
+  int rest_argc = static_cast<int>(rest.size());
+  benchmark::Initialize(&rest_argc, rest.data());
+  if (benchmark::ReportUnrecognizedArguments(rest_argc, rest.data())) return 2;
+  try {
+    if (settings.space == "host") {
+      return settings.single ? run_space<Kokkos::DefaultHostExecutionSpace, float>(settings)
+                             : run_space<Kokkos::DefaultHostExecutionSpace, double>(settings);
+    }
+    return settings.single ? run_space<Kokkos::DefaultExecutionSpace, float>(settings)
+                           : run_space<Kokkos::DefaultExecutionSpace, double>(settings);
+  } catch (const std::exception& e) {
+    std::cerr << "spmv_bench: error: " << e.what() << "\n";
+    return 1;
+  }
+}
