@@ -24,6 +24,16 @@ inline void check_cusparse(cusparseStatus_t s, const char* what) {
   }
 }
 
+/// dst(i) = int(src(i)) on the device (a free function: CUDA extended lambdas may not live in
+/// constructors).
+template <class Src>
+void narrow_offsets(const Src& src, const Kokkos::View<int*, Kokkos::CudaSpace>& dst) {
+  Kokkos::parallel_for(
+      "cusparse::row_ptr32", Kokkos::RangePolicy<Kokkos::Cuda>(0, src.extent(0)),
+      KOKKOS_LAMBDA(const std::size_t i) { dst(i) = static_cast<int>(src(i)); });
+  Kokkos::fence();
+}
+
 template <class Scalar>
 constexpr cudaDataType cuda_type() {
   return std::is_same_v<Scalar, double> ? CUDA_R_64F : CUDA_R_32F;
@@ -46,12 +56,7 @@ class CusparseSpmv {
       throw std::invalid_argument("cuSPARSE CSR baseline: nnz exceeds 32-bit offsets");
     }
     row_ptr32_ = Kokkos::View<int*, Kokkos::CudaSpace>("cusparse::row_ptr32", A.row_ptr.extent(0));
-    const auto src = A.row_ptr;
-    const auto dst = row_ptr32_;
-    Kokkos::parallel_for(
-        "cusparse::row_ptr32", Kokkos::RangePolicy<Kokkos::Cuda>(0, src.extent(0)),
-        KOKKOS_LAMBDA(const std::size_t i) { dst(i) = static_cast<int>(src(i)); });
-    Kokkos::fence();
+    narrow_offsets(A.row_ptr, row_ptr32_);
     init();
     check_cusparse(cusparseCreateCsr(&mat_, A.num_rows, A.num_cols, static_cast<int64_t>(A.nnz()), row_ptr32_.data(),
                                      A.col_idx.data(), A.values.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,

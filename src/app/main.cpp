@@ -1,9 +1,11 @@
-// The `cispmv` program: the main job (`run`) and the matrix tools (`generate`, `stats`, `convert`).
+// The `cispmv` program: the main job (`run`), the matrix tools (`generate`, `stats`, `convert`) and
+// CI Hamiltonians from FCIDUMP files (`ci`).
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "cispmv/ci.hpp"
 #include "cispmv/convert.hpp"
 #include "cispmv/generator.hpp"
 #include "cispmv/io.hpp"
@@ -88,6 +90,19 @@ int main(int argc, char* argv[]) {
   conv_cmd->add_option("input", conv_in, "a .mtx or .cispmv file, or a suite name")->required();
   conv_cmd->add_option("output", conv_out, "a .mtx or .cispmv file")->required();
 
+  CiCommandOptions ci;
+  auto* ci_cmd = cli.add_subcommand("ci", "CI Hamiltonian from an FCIDUMP: determinant space, matrix, Davidson energies");
+  ci_cmd->add_option("fcidump", ci.fcidump, "FCIDUMP file (Knowles-Handy format)")->required()->check(CLI::ExistingFile);
+  ci_cmd->add_option("--level", ci.level, "maximum excitation level (1 CIS, 2 CISD, ...; >= electrons: full CI)")
+      ->check(CLI::PositiveNumber);
+  ci_cmd->add_option("--roots", ci.roots, "lowest eigenvalues to compute")->check(CLI::PositiveNumber);
+  ci_cmd->add_option("--format", ci.format, "format of the Davidson SpMV")
+      ->check(CLI::IsMember({"csr", "ell", "ellr", "sell", "sellr", "hybrid"}));
+  ci_cmd->add_option("--write-mtx", ci.write_mtx, "write the Hamiltonian as a symmetric Matrix Market file");
+  ci_cmd->add_option("--tolerance", ci.residual_tolerance, "Davidson residual norm tolerance");
+  ci_cmd->add_option("--max-iterations", ci.max_iterations, "Davidson iterations")->check(CLI::PositiveNumber);
+  ci_cmd->add_flag("!--all-irreps", ci.restrict_to_isym, "keep determinants of every irreducible representation");
+
   CLI11_PARSE(cli, argc, argv);
   try {
     if (*run_cmd) return app::run_command(run, std::cout);
@@ -103,6 +118,7 @@ int main(int argc, char* argv[]) {
       return 0;
     }
     if (*stats_cmd) return stats_command(stats_matrix, stats_boundary);
+    if (*ci_cmd) return run_ci_command(ci, std::cout);
     if (*conv_cmd) {
       std::string description;
       const HostCsr A = app::load_matrix(conv_in, description);

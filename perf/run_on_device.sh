@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Builds, checks and times cispmv on a GPU host in one go (the `device` tool's machine: no package
+# registry, so the Kokkos sources come along as a tarball made by `cmake/bootstrap.sh --pack`).
+#
+#   perf/run_on_device.sh STAGE... (stages: build test run bench bench-large bench-host ncu report)
+#
+# Environment: RES (results folder, default perf/out; the device tool fetches one tarball of it), KOKKOS_TGZ (default .deps/kokkos-src.tgz),
+# CISPMV_COMMIT (recorded in the reports), ARCH (Kokkos arch, default HOPPER90), JOBS.
+# Each stage appends to $RES/log.txt; numbers land in $RES as JSON / Markdown / PNG.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+RES=${RES:-perf/out}
+KOKKOS_TGZ=${KOKKOS_TGZ:-.deps/kokkos-src.tgz}
+ARCH=${ARCH:-HOPPER90}
+JOBS=${JOBS:-$(nproc)}
+mkdir -p "$RES"
+export OMP_PROC_BIND=${OMP_PROC_BIND:-spread} OMP_PLACES=${OMP_PLACES:-cores}
+bench=build/cuda/perf/spmv_bench
+cli=build/cuda/src/app/cispmv
+log() { echo "=== $(date -u +%H:%M:%S) $*" | tee -a "$RES/log.txt"; }
+
+for stage in "$@"; do
+  case "$stage" in
+    build)
+      log "device"; nvidia-smi | tee "$RES/nvidia-smi.txt"
+      log "bootstrap Kokkos ($ARCH)"
+      bash cmake/bootstrap.sh --preset cuda --arch "$ARCH" --source "$KOKKOS_TGZ" --jobs "$JOBS" >"$RES/bootstrap.txt" 2>&1 ||
+        { tail -30 "$RES/bootstrap.txt"; exit 1; }
+      log "configure + build (cuda preset)"
+      cmake --preset cuda >"$RES/configure.txt" 2>&1 || { tail -30 "$RES/configure.txt"; exit 1; }
+      cmake --build --preset cuda --parallel "$JOBS" >"$RES/build.txt" 2>&1 || { grep -B2 -A8 error "$RES/build.txt" | head -60; exit 1; }
+      log "built" ;;
+    test)
+      log "ctest (cuda preset: serial, openmp, cuda, host, cross-validation, consumer)"
+      ctest --preset cuda 2>&1 | tee "$RES/ctest.txt" | tail -15
+      log "compute-sanitizer memcheck on the CUDA test executable"
+      compute-sanitizer --tool memcheck --error-exitcode 9 build/cuda/unit_tests/cispmv_test_cuda \
+        --gtest_filter='*PaperExample*:*RandomIrregular*:*EveryLaunchShape*' >"$RES/memcheck.txt" 2>&1
+      echo "memcheck exit code $? ($(grep -c 'ERROR SUMMARY: 0 errors' "$RES/memcheck.txt") clean summaries)" | tee -a "$RES/log.txt" ;;
+    run)
+      log "cispmv run (main job, default matrix)"
+      "$cli" run --repetitions 50 --json "$RES/run-paper32k-1.json" >"$RES/run-paper32k-1.txt" 2>"$RES/run-paper32k-1.err"
+      echo "exit code $?" | tee -a "$RES/log.txt"; tail -25 "$RES/run-paper32k-1.txt" ;;
+    bench)
+      log "spmv_bench paper32k-1 on the GPU, with the launch-shape sweep"
+      "$bench" --matrix paper32k-1 --sweep --iterations 50 --repetitions 7 --out-dir "$RES" >"$RES/bench-paper32k-1.txt" 2>&1
+      echo "exit code $?" | tee -a "$RES/log.txt" ;;
+    bench-large)
+      log "spmv_bench scaled-1048576 on the GPU"
+      "$bench" --matrix scaled-1048576 --iterations 10 --repetitions 5 --out-dir "$RES" >"$RES/bench-scaled.txt" 2>&1
+      echo "exit code $?" | tee -a "$RES/log.txt" ;;
+    bench-host)
+      log "spmv_bench paper32k-1 on the host (OpenMP, $(nproc) cores)"
+      "$bench" --space host --matrix paper32k-1 --sweep --iterations 20 --repetitions 5 --out-dir "$RES" \
+        --benchmark_filter='kokkos|/csr/|hybrid|sell' >"$RES/bench-host.txt" 2>&1
+      echo "exit code $?" | tee -a "$RES/log.txt" ;;
+    ncu)
+      log "ncu: hybrid vector kernel, Kokkos Kernels and cuSPARSE on paper32k-1"
+      ncu --clock-control none --target-processes all -k regex:'SpmvFunctor|SPMV_Functor|csrmv|csrMv|spmv|SpMV' --launch-skip 0 \
+        --launch-count 12 --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+        --section WarpStateStats --section LaunchStats \
+        "$bench" --matrix paper32k-1 --iterations 1 --repetitions 1 --out-dir /tmp \
+        --benchmark_filter='kokkos|cusparse-csr/default|hybrid/vector$|hybrid16' >"$RES/ncu.txt" 2>&1
+      echo "exit code $?" | tee -a "$RES/log.txt" ;;
+    report)
+      log "report"
+      python3 perf/report.py "$RES" --commit "${CISPMV_COMMIT:-unknown}" --date "$(date -u +%F)" \
+        --command "perf/run_on_device.sh $*" >"$RES/report.txt" 2>&1
+      tail -40 "$RES/report.txt" ;;
+    *) echo "run_on_device.sh: unknown stage $stage" >&2; exit 2 ;;
+  esac
+done
