@@ -135,7 +135,7 @@ use_given_source() {
 
 apply_patches() {
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$patch_sum" ]; then return; fi
-  [ ! -f "$stamp" ] || die "$src was patched with other patches; remove .deps/src and run again"
+  [ ! -f "$stamp" ] || die "$src was patched with other patches (an old --pack tarball?); pack it again"
   local p
   for p in "$top"/cmake/patches/*.patch; do
     note "applying $(basename "$p")"
@@ -152,8 +152,10 @@ check_version() {
 mkdir -p "$deps"
 if [ -n "$source_arg" ]; then
   use_given_source "$source_arg"
-elif [ ! -f "$stamp" ]; then
-  fetch_with_apt
+elif [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$patch_sum" ]; then
+  # first run, or the patches changed: start again from pristine sources
+  orig=$(ls "$deps"/download/trilinos_13.2.0.orig.tar.* 2>/dev/null | head -n1 || true)
+  if [ -n "$orig" ]; then extract_orig "$orig"; else fetch_with_apt; fi
 fi
 check_version
 apply_patches
