@@ -69,11 +69,17 @@ class CusparseSpmv {
   template <class Offset>
   CusparseSpmv(const SlicedEllMatrix<Scalar, int, Offset, Kokkos::Cuda>& A, const Vector& x, const Vector& y)
       : alg_(CUSPARSE_SPMV_SELL_ALG1), x_(x), y_(y) {
+    // cusparseSpMV supports SELL with 32-bit slice offsets only ("operation not supported" with
+    // 64-bit ones, seen with CUDA 13.0 on an H200): narrow them, as for CSR.
+    if (A.values.extent(0) > static_cast<std::size_t>(INT32_MAX)) {
+      throw std::invalid_argument("cuSPARSE SELL baseline: the padded matrix exceeds 32-bit offsets");
+    }
+    row_ptr32_ = Kokkos::View<int*, Kokkos::CudaSpace>("cusparse::slice_ptr32", A.slice_ptr.extent(0));
+    narrow_offsets(A.slice_ptr, row_ptr32_);
     init();
     check_cusparse(cusparseCreateSlicedEll(&mat_, A.num_rows, A.num_cols, static_cast<int64_t>(A.nnz()),
                                            static_cast<int64_t>(A.values.extent(0)), A.slice_height,
-                                           A.slice_ptr.data(), A.col_idx.data(), A.values.data(),
-                                           sizeof(Offset) == 8 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I,
+                                           row_ptr32_.data(), A.col_idx.data(), A.values.data(), CUSPARSE_INDEX_32I,
                                            CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, cuda_type<Scalar>()),
                    "cusparseCreateSlicedEll");
     prepare();

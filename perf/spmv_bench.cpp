@@ -137,9 +137,13 @@ class Suite {
     if (host_.num_cols <= 65535 || choose_boundary(host_).reference_width <= 65535) {
       add_format("hybrid16", [this] { return to_hybrid<std::uint16_t>(host_); }, {Kernel::vector});
     }
-    // the paper's Algorithm 7 as written: no unrolling (one load chain per lane)
-    add_format("hybrid", [this] { return to_hybrid(host_); }, {Kernel::vector}, SpmvOptions{Kernel::vector, 0, 0, 1},
-               "/unroll:1");
+    // the paper's Algorithm 7 as written: no unrolling (one load chain per lane), x not staged
+    SpmvOptions alg7{Kernel::vector, 0, 0, 1};
+    alg7.stage_reference_x = 0;
+    add_format("hybrid", [this] { return to_hybrid(host_); }, {Kernel::vector}, alg7, "/unroll:1/unstaged");
+    SpmvOptions unstaged{Kernel::vector};
+    unstaged.stage_reference_x = 0;
+    add_format("hybrid", [this] { return to_hybrid(host_); }, {Kernel::vector}, unstaged, "/unstaged");
     if (settings_.sweep) {
       // lanes per row only exist on GPUs; the host kernels use one lane per row
       const std::vector<int> lanes = impl::is_gpu_space_v<Exec> ? std::vector<int>{8, 16, 32} : std::vector<int>{1};
@@ -149,8 +153,26 @@ class Suite {
             const SpmvOptions o{Kernel::vector, rpt, vl, unroll};
             const std::string tag = "/sweep/rpt:" + std::to_string(rpt) + "/vl:" + std::to_string(vl) +
                                     "/unroll:" + std::to_string(unroll);
-            add_format("hybrid", [this] { return to_hybrid(host_); }, {Kernel::vector}, o, tag);
+            SpmvOptions unstaged = o;
+            unstaged.stage_reference_x = 0;
+            add_format("hybrid", [this] { return to_hybrid(host_); }, {Kernel::vector}, unstaged, tag);
             add_format("csr", [this] { return host_; }, {Kernel::vector}, o, tag);
+          }
+        }
+      }
+      // x's reference part staged in team scratch: rows per team x rows at a time x unroll
+      if (impl::is_gpu_space_v<Exec>) {
+        for (int rpt : {16, 32, 64, 128, 256}) {
+          for (int team : {4, 8, 16, 32}) {
+            for (int unroll : {2, 4, 8}) {
+              if (team > rpt) continue;
+              SpmvOptions o{Kernel::vector, rpt, 32, unroll};
+              o.team_size = team;
+              o.stage_reference_x = 1;
+              const std::string tag = "/sweep/staged/rpt:" + std::to_string(rpt) + "/team:" + std::to_string(team) +
+                                      "/unroll:" + std::to_string(unroll);
+              add_format("hybrid", [this] { return to_hybrid(host_); }, {Kernel::vector}, o, tag);
+            }
           }
         }
       }

@@ -100,11 +100,24 @@ TYPED_TEST(SpmvTest, EveryLaunchShapeMatchesReference) {
       for (int unroll : {1, 2, 4, 8}) {
         const SpmvOptions o{Kernel::vector, rpt, vl, unroll};
         cispmv::test::expect_matches_reference<TEST_EXECSPACE>(A, A, o, Scalar(1), Scalar(0), 27);
-        cispmv::test::expect_matches_reference<TEST_EXECSPACE>(H, A, o, Scalar(1), Scalar(0.5), 27);
-        cispmv::test::expect_matches_reference<TEST_EXECSPACE>(H16, A, o, Scalar(-1), Scalar(1), 27);
+        for (int stage : {0, 1}) {
+          for (int team : {0, 2}) {
+            SpmvOptions h = o;
+            h.stage_reference_x = stage;  // x's reference part in team scratch memory, or not
+            h.team_size = team;
+            cispmv::test::expect_matches_reference<TEST_EXECSPACE>(H, A, h, Scalar(1), Scalar(0.5), 27);
+            cispmv::test::expect_matches_reference<TEST_EXECSPACE>(H16, A, h, Scalar(-1), Scalar(1), 27);
+          }
+        }
       }
     }
   }
+}
+
+TEST(TEST_CATEGORY, HybridRecordsTheWidthOfItsReferenceRegion) {
+  const auto H = to_hybrid(paper_example(), 1);  // reference columns 0, 2, 1, 2, 3, 4
+  EXPECT_EQ(H.ref_width, 5);
+  EXPECT_EQ(to_hybrid(paper_example(), 0).ref_width, 0);
 }
 
 TEST(TEST_CATEGORY, CompactHybridRefusesColumnsBeyond16Bits) {

@@ -2,9 +2,13 @@
 /// \file cispmv.hpp
 /// Everything of cispmv's public API in one include.
 
+#include "cispmv/ci.hpp"
 #include "cispmv/convert.hpp"
 #include "cispmv/csr.hpp"
+#include "cispmv/davidson.hpp"
+#include "cispmv/determinants.hpp"
 #include "cispmv/ell.hpp"
+#include "cispmv/fcidump.hpp"
 #include "cispmv/generator.hpp"
 #include "cispmv/hybrid.hpp"
 #include "cispmv/io.hpp"

@@ -162,7 +162,7 @@ Ordinal max_row_length(const RowPtr& row_ptr, Ordinal num_rows) {
       "cispmv::max_row_length", Kokkos::RangePolicy<HostExecSpace>(0, num_rows),
       [&](const Ordinal r, Ordinal& m) { m = std::max(m, static_cast<Ordinal>(row_ptr(r + 1) - row_ptr(r))); },
       Kokkos::Max<Ordinal>(longest));
-  return longest;
+  return std::max<Ordinal>(0, longest);  // Max starts from the lowest value (no rows)
 }
 
 template <class Offset>
@@ -313,6 +313,16 @@ auto to_hybrid(const HostCsrMatrix<Scalar, Ordinal, Offset>& A, Ordinal boundary
       },
       ref_nnz);
   H.ref_nnz = ref_nnz;
+  Ordinal ref_width = 0;
+  Kokkos::parallel_reduce(
+      "cispmv::to_hybrid::ref_width", Kokkos::RangePolicy<HostExecSpace>(0, A.num_rows),
+      [&](const Ordinal r, Ordinal& w) {
+        for (Offset j = A.row_ptr(r); j < A.row_ptr(r) + static_cast<Offset>(H.ref_row_length(r)); ++j) {
+          w = std::max(w, static_cast<Ordinal>(A.col_idx(j) + 1));
+        }
+      },
+      Kokkos::Max<Ordinal>(ref_width));
+  H.ref_width = std::max<Ordinal>(0, ref_width);  // Max starts from the lowest value
   for (Ordinal r = 0; r < A.num_rows; ++r) H.exp_row_ptr(r + 1) += H.exp_row_ptr(r);
   const Offset exp_nnz = H.exp_row_ptr(A.num_rows);
   H.ref_values = decltype(H.ref_values)("hybrid::ref_values", A.num_rows, boundary);

@@ -59,7 +59,8 @@ struct HybridMatrix : impl::FormatTypes<Scalar, Ordinal, Offset, Device> {
 
   Ordinal num_rows = 0;
   Ordinal num_cols = 0;
-  Ordinal boundary = 0;  ///< BOUNDARY: reference-region slots per row
+  Ordinal boundary = 0;     ///< BOUNDARY: reference-region slots per row
+  Ordinal ref_width = 0;    ///< 1 + the largest reference-region column: the part of x that region reads
   std::size_t ref_nnz = 0;  ///< nonzeros in the reference region (Table 3, "Ref. Non-Zeros")
 
   // reference region (ELLPACK)
@@ -81,6 +82,7 @@ struct HybridMatrix : impl::FormatTypes<Scalar, Ordinal, Offset, Device> {
     out.num_rows = num_rows;
     out.num_cols = num_cols;
     out.boundary = boundary;
+    out.ref_width = ref_width;
     out.ref_nnz = ref_nnz;
     out.ref_values = f(ref_values);
     out.ref_col_idx = f(ref_col_idx);

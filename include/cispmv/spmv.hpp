@@ -30,13 +30,35 @@ constexpr bool prefers_vector_on_gpu() {
 
 template <int Beta, int Unroll, class Exec, class Matrix, class XView, class YView>
 void launch_vector(const Exec& exec, typename Matrix::value_type alpha, const Matrix& A, const XView& x,
-                   typename Matrix::value_type beta, const YView& y, const VectorLaunch& shape, const std::string& label) {
-  SpmvFunctor<Exec, Matrix, XView, YView, Beta, Unroll> f(A, x, y, alpha, beta);
+                   typename Matrix::value_type beta, const YView& y, const SpmvOptions& opts, const std::string& label) {
+  using Functor = SpmvFunctor<Exec, Matrix, XView, YView, Beta, Unroll>;
+  Functor f(A, x, y, alpha, beta);
+  std::size_t scratch = 0;
+  if constexpr (Functor::can_stage_x) {
+    scratch = Functor::scratch_bytes(A);
+    const bool fits = A.ref_width > 0 &&
+                      scratch <= static_cast<std::size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0));
+    if (opts.stage_reference_x == 1 && !fits) {
+      throw std::invalid_argument("cispmv::spmv: stage_reference_x = 1, but the reference part of x (" +
+                                  std::to_string(scratch) + " bytes) exceeds the team scratch limit (" +
+                                  std::to_string(Kokkos::TeamPolicy<Exec>::scratch_size_max(0)) + " bytes)");
+    }
+    f.stage_x = opts.stage_reference_x == 1 || (opts.stage_reference_x < 0 && fits && is_gpu_space_v<Exec>);
+    if (!f.stage_x) scratch = 0;
+  }
+  const double mean = A.num_rows > 0 ? static_cast<double>(A.nnz()) / A.num_rows : 0.0;
+  const VectorLaunch shape = vector_launch<Exec>(opts, mean, scratch > 0);
   f.rows_per_team = shape.rows_per_team;
   f.vector_length = shape.vector_length;
   const int league =
       static_cast<int>((static_cast<long long>(A.num_rows) + shape.rows_per_team - 1) / shape.rows_per_team);
-  Kokkos::parallel_for(label, Kokkos::TeamPolicy<Exec>(exec, league, shape.team_size, shape.vector_length), f);
+  Kokkos::TeamPolicy<Exec> policy(exec, league, Kokkos::AUTO, shape.vector_length);
+  if (scratch > 0) policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
+  // never more threads than the kernel's registers allow
+  const int team_size = std::min(shape.team_size, policy.team_size_max(f, Kokkos::ParallelForTag()));
+  policy = Kokkos::TeamPolicy<Exec>(exec, league, team_size, shape.vector_length);
+  if (scratch > 0) policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
+  Kokkos::parallel_for(label, policy, f);
 }
 
 template <int Beta, class Exec, class Matrix, class XView, class YView>
@@ -54,14 +76,12 @@ void launch_spmv(const Exec& exec, typename Matrix::value_type alpha, const Matr
   Kokkos::Profiling::pushRegion(label);
   if constexpr (Functor::has_vector_kernel) {
     if (kernel == Kernel::vector) {
-      const double mean = A.num_rows > 0 ? static_cast<double>(A.nnz()) / A.num_rows : 0.0;
-      const VectorLaunch shape = vector_launch<Exec>(opts, mean);
       const int unroll = Functor::unrolled ? (opts.unroll > 0 ? opts.unroll : default_unroll) : 1;
       switch (unroll) {
-        case 1: launch_vector<Beta, 1>(exec, alpha, A, x, beta, y, shape, label); break;
-        case 2: launch_vector<Beta, 2>(exec, alpha, A, x, beta, y, shape, label); break;
-        case 4: launch_vector<Beta, 4>(exec, alpha, A, x, beta, y, shape, label); break;
-        default: launch_vector<Beta, 8>(exec, alpha, A, x, beta, y, shape, label); break;
+        case 1: launch_vector<Beta, 1>(exec, alpha, A, x, beta, y, opts, label); break;
+        case 2: launch_vector<Beta, 2>(exec, alpha, A, x, beta, y, opts, label); break;
+        case 4: launch_vector<Beta, 4>(exec, alpha, A, x, beta, y, opts, label); break;
+        default: launch_vector<Beta, 8>(exec, alpha, A, x, beta, y, opts, label); break;
       }
       Kokkos::Profiling::popRegion();
       return;
@@ -107,7 +127,7 @@ void spmv(const Exec& exec, typename Matrix::value_type alpha, const Matrix& A, 
     throw std::invalid_argument(os.str());
   }
   if (opts.vector_length < 0 || (opts.vector_length & (opts.vector_length - 1)) != 0 || opts.vector_length > 32 ||
-      opts.rows_per_team < 0 || (opts.unroll != 0 && opts.unroll != 1 && opts.unroll != 2 && opts.unroll != 4 &&
+      opts.rows_per_team < 0 || opts.team_size < 0 || (opts.unroll != 0 && opts.unroll != 1 && opts.unroll != 2 && opts.unroll != 4 &&
                                  opts.unroll != 8)) {
     throw std::invalid_argument("cispmv::spmv: vector_length must be 0 (automatic) or a power of two <= 32, "
                                 "rows_per_team >= 0 and unroll 0 (automatic), 1, 2, 4 or 8; got vector_length=" +

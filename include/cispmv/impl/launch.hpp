@@ -21,6 +21,11 @@ struct SpmvOptions {
   int rows_per_team = 0;  ///< rows a team works on at once (the paper's block-size study)
   int vector_length = 0;  ///< lanes per row (power of two; 32 = a CUDA warp)
   int unroll = 0;         ///< independent accumulators per lane in the CSR / hybrid vector kernels (1, 2, 4, 8)
+  int team_size = 0;      ///< rows a team works on concurrently, one vector of lanes each (<= rows_per_team)
+  /// Hybrid vector kernel on a GPU: copy the part of x the reference region reads (ref_width
+  /// entries) into team scratch memory once per team, so the reference region's gathers hit
+  /// shared memory. -1: automatic (on where it fits), 0: off, 1: on (throws if it does not fit).
+  int stage_reference_x = -1;
 };
 
 inline const char* kernel_name(Kernel k) {
@@ -47,31 +52,42 @@ struct VectorLaunch {
   int vector_length;
 };
 
-/// Default rows per team of the vector kernel on a GPU. Measured on an H100/H200 in the perf
-/// suite's rows-per-team sweep (perf/results/); the paper's best block size on its K20m was 32
-/// threads, i.e. one row per block.
+/// Default rows per team of the vector kernel on a GPU, without and with x staged in scratch
+/// memory (a staged team loads the reference part of x once, so it should cover many rows).
+/// Measured on an H200 in the perf suite's sweep (perf/results/).
 inline constexpr int gpu_default_rows_per_team = 4;
+inline constexpr int gpu_default_staged_rows_per_team = 64;
+inline constexpr int gpu_default_staged_team_size = 16;
 /// Rows a host thread takes at once in the vector kernel (one lane per row on the host).
 inline constexpr int host_default_rows_per_team = 64;
 /// Default independent accumulators per lane of the unrolled vector kernels (see perf/results/).
 inline constexpr int default_unroll = 4;
+/// Threads a GPU team may have (CUDA's block limit).
+inline constexpr int gpu_max_team_threads = 1024;
 
-/// Launch shape of the vector kernels for execution space Exec.
+/// Launch shape of the vector kernels for execution space Exec; `staged`: the hybrid kernel stages
+/// the reference part of x in scratch memory.
 /// GPU: `vector_length` lanes per row (32, a warp, unless the rows are short: then the smallest power
-/// of two >= mean row length, as Kokkos Kernels does), `rows_per_team` rows per team, one row per
-/// thread of the team. Host: one lane per row and one thread per team, which walks rows_per_team rows.
+/// of two >= mean row length, as Kokkos Kernels does), `rows_per_team` rows per team, `team_size` of
+/// them at a time (one vector of lanes each, at most 1024 threads per team). Host: one lane per row
+/// and one thread per team, which walks rows_per_team rows.
 template <class Exec>
-VectorLaunch vector_launch(const SpmvOptions& opts, double mean_row_length) {
+VectorLaunch vector_launch(const SpmvOptions& opts, double mean_row_length, bool staged = false) {
   if constexpr (is_gpu_space_v<Exec>) {
     int vl = opts.vector_length;
     if (vl <= 0) {
       vl = 1;
       while (vl < 32 && vl < mean_row_length) vl *= 2;
     }
-    const int rows = opts.rows_per_team > 0 ? opts.rows_per_team : std::max(1, gpu_default_rows_per_team * 32 / vl);
-    return {rows, rows, vl};
+    const int rows = opts.rows_per_team > 0 ? opts.rows_per_team
+                                            : staged ? gpu_default_staged_rows_per_team
+                                                     : std::max(1, gpu_default_rows_per_team * 32 / vl);
+    int team = opts.team_size > 0 ? opts.team_size : staged ? gpu_default_staged_team_size : rows;
+    team = std::max(1, std::min({team, rows, gpu_max_team_threads / vl}));
+    return {rows, team, vl};
   } else {
     (void)mean_row_length;
+    (void)staged;
     const int rows = opts.rows_per_team > 0 ? opts.rows_per_team : host_default_rows_per_team;
     return {rows, 1, 1};
   }

@@ -24,6 +24,8 @@ template <class Exec, class Matrix, class XView, class YView, int Beta>
 struct SpmvFunctorBase {
   /// Kernels that take SpmvOptions::unroll (independent accumulators per lane) say so.
   static constexpr bool unrolled = false;
+  /// Kernels that can stage the reference part of x in team scratch memory say so.
+  static constexpr bool can_stage_x = false;
   using value_type = typename Matrix::value_type;
   using ordinal_type = typename Matrix::ordinal_type;
   using size_type = typename Matrix::size_type;
@@ -262,7 +264,28 @@ struct SpmvFunctor<Exec, HybridMatrix<S, O, Off, D, R>, XView, YView, Beta, Unro
     this->update(row, sum);
   }
 
+  static constexpr bool can_stage_x = true;
+  using scratch_view =
+      Kokkos::View<S*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  /// Copy x(0 .. ref_width-1) into team scratch first (see SpmvOptions::stage_reference_x): the
+  /// reference region of a CI matrix spans few columns, so every team reads them from shared memory.
+  bool stage_x = false;
+
+  static std::size_t scratch_bytes(const HybridMatrix<S, O, Off, D, R>& A) { return scratch_view::shmem_size(A.ref_width); }
+
   KOKKOS_INLINE_FUNCTION void operator()(const typename Base::team_member& team) const {
+    if (stage_x) {
+      const scratch_view xs(team.team_scratch(0), this->A.ref_width);
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, this->A.ref_width), [&](const O i) { xs(i) = this->x(i); });
+      team.team_barrier();
+      team_rows(team, xs);
+    } else {
+      team_rows(team, this->x);
+    }
+  }
+
+  template <class RefX>
+  KOKKOS_INLINE_FUNCTION void team_rows(const typename Base::team_member& team, const RefX& ref_x) const {
     this->for_team_rows(team, [&](const O row, S& sum) {
       const O ref_end = this->A.ref_row_length(row);
       const Off exp_begin = this->A.exp_row_ptr(row), exp_end = this->A.exp_row_ptr(row + 1);
@@ -270,7 +293,7 @@ struct SpmvFunctor<Exec, HybridMatrix<S, O, Off, D, R>, XView, YView, Beta, Unro
           Kokkos::ThreadVectorRange(team, this->vector_length),
           [&](const int lane, S& lsum) {
             lsum += strided_row_sum<Unroll>(O(0), ref_end, lane, this->vector_length, [&](const O k) {
-              return this->A.ref_values(row, k) * this->x(this->A.ref_col_idx(row, k));
+              return this->A.ref_values(row, k) * ref_x(this->A.ref_col_idx(row, k));
             });
             lsum += strided_row_sum<Unroll>(exp_begin, exp_end, lane, this->vector_length, [&](const Off k) {
               return this->A.exp_values(k) * this->x(this->A.exp_col_idx(k));

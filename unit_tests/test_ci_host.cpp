@@ -1,0 +1,518 @@
+// Host-only tests of the CI pieces: the FCIDUMP reader, the determinant space, the Slater-Condon
+// rules against a second-quantised brute force, the dense Jacobi solver and the `ci` command.
+#include <gtest/gtest.h>
+
+#include "cispmv/ci.hpp"
+#include "cispmv/davidson.hpp"
+#include "cispmv/determinants.hpp"
+#include "cispmv/fcidump.hpp"
+#include "cispmv/io.hpp"
+#include "test_utils.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using cispmv::Determinant;
+using cispmv::FciDump;
+
+std::string data_path(const std::string& name) { return std::string(CISPMV_TEST_DATA_DIR) + "/" + name; }
+
+// The message of the std::runtime_error that parsing `text` throws ("" if none).
+std::string parse_error(const std::string& text) {
+  std::istringstream in(text);
+  try {
+    cispmv::parse_fcidump(in, "test.fcidump");
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A model Hamiltonian with random integrals that have the 8-fold permutational symmetry of real
+// orbitals; with `orbsym`, integrals that the point group forbids are zero (so that the irrep-
+// restricted space is a block of the full one).
+FciDump random_model(int norb, int nelec, std::uint64_t seed, const std::vector<int>& orbsym = {}) {
+  cispmv::test::Rng rng(seed);
+  FciDump d(norb, nelec);
+  if (!orbsym.empty()) d.orbsym = orbsym;
+  auto sym = [&](int p) { return d.orbsym[p] - 1; };
+  for (int p = 0; p < norb; ++p) {
+    for (int q = 0; q <= p; ++q) {
+      d.set_one(p, q, sym(p) == sym(q) ? rng.uniform() - 0.5 - (p == q ? 2.0 * (norb - p) : 0.0) : 0.0);
+    }
+  }
+  for (int p = 0; p < norb; ++p) {
+    for (int q = 0; q <= p; ++q) {
+      for (int r = 0; r < norb; ++r) {
+        for (int s = 0; s <= r; ++s) {
+          const bool allowed = (sym(p) ^ sym(q) ^ sym(r) ^ sym(s)) == 0;
+          if (FciDump::pair_index(p, q) >= FciDump::pair_index(r, s)) {
+            d.set_two(p, q, r, s, allowed ? 0.5 * (rng.uniform() - 0.5) + (p == q && r == s ? 0.3 : 0.0) : 0.0);
+          }
+        }
+      }
+    }
+  }
+  d.core_energy = rng.uniform();
+  return d;
+}
+
+// Second-quantised Hamiltonian on the whole Fock space of 2n spin-orbitals (alpha p -> p, beta p ->
+// n + p), built by applying creation and annihilation operators one at a time: independent of the
+// Slater-Condon code. H[bra][ket] for states as bit masks.
+std::map<std::pair<std::uint64_t, std::uint64_t>, double> brute_force_hamiltonian(const FciDump& d) {
+  const int n = d.num_orbitals;
+  const int ns = 2 * n;
+  auto spatial = [&](int p) { return p % n; };
+  auto spin = [&](int p) { return p / n; };
+  // Applies a_p (create = false) or a+_p to |state>, returning false when the result is zero.
+  auto apply = [](std::uint64_t& state, double& sign, int p, bool create) {
+    const std::uint64_t b = std::uint64_t{1} << p;
+    if (((state & b) != 0) == create) return false;
+    if (__builtin_popcountll(state & (b - 1)) & 1) sign = -sign;
+    state ^= b;
+    return true;
+  };
+  std::map<std::pair<std::uint64_t, std::uint64_t>, double> H;
+  for (std::uint64_t ket = 0; ket < (std::uint64_t{1} << ns); ++ket) {
+    for (int p = 0; p < ns; ++p) {
+      for (int q = 0; q < ns; ++q) {
+        if (spin(p) != spin(q)) continue;
+        std::uint64_t s = ket;
+        double sign = 1.0;
+        if (!apply(s, sign, q, false) || !apply(s, sign, p, true)) continue;
+        H[{s, ket}] += sign * d.one(spatial(p), spatial(q));
+      }
+    }
+    // 1/2 sum_pqrs <pq|rs> a+_p a+_q a_s a_r with <pq|rs> = (pr|qs).
+    for (int p = 0; p < ns; ++p) {
+      for (int q = 0; q < ns; ++q) {
+        for (int r = 0; r < ns; ++r) {
+          if (spin(p) != spin(r)) continue;
+          for (int s = 0; s < ns; ++s) {
+            if (spin(q) != spin(s)) continue;
+            std::uint64_t st = ket;
+            double sign = 1.0;
+            if (!apply(st, sign, r, false) || !apply(st, sign, s, false) || !apply(st, sign, q, true) ||
+                !apply(st, sign, p, true)) {
+              continue;
+            }
+            H[{st, ket}] += 0.5 * sign * d.two(spatial(p), spatial(r), spatial(q), spatial(s));
+          }
+        }
+      }
+    }
+  }
+  return H;
+}
+
+struct Reference {
+  std::string name, fcidump, method;
+  int level = 0;
+  bool restrict_to_isym = false;
+  std::size_t determinants = 0;
+  std::vector<double> energies;
+};
+
+std::vector<Reference> read_references() {
+  std::ifstream in(data_path("ci_references.txt"));
+  EXPECT_TRUE(in.good()) << "cannot open ci_references.txt";
+  std::vector<Reference> refs;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ls(line);
+    Reference r;
+    int restrict_flag = 0, nroots = 0;
+    ls >> r.name >> r.fcidump >> r.level >> restrict_flag >> r.method >> r.determinants >> nroots;
+    r.restrict_to_isym = restrict_flag != 0;
+    r.energies.resize(static_cast<std::size_t>(nroots));
+    for (double& e : r.energies) ls >> e;
+    EXPECT_FALSE(ls.fail()) << "malformed reference line: " << line;
+    refs.push_back(r);
+  }
+  return refs;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------- FCIDUMP
+TEST(CiHost, FciDumpParsesMultiLineNamelistInAnyOrder) {
+  const std::string text =
+      " &FCI\n"
+      "  NELEC=2, MS2=0,\n"
+      "  ORBSYM=1,\n"
+      "   2,1,\n"
+      "  NORB=3, ISYM=1, UHF=.FALSE.,\n"
+      " /\n"
+      "  0.5D+00  1 2 3 1\n"
+      "  -1.25E0  2 1 0 0\n"
+      "  0.75     3 0 0 0\n"
+      "\n"
+      "  0.125    0 0 0 0\n";
+  std::istringstream in(text);
+  const FciDump d = cispmv::parse_fcidump(in, "inline");
+  EXPECT_EQ(d.num_orbitals, 3);
+  EXPECT_EQ(d.num_electrons, 2);
+  EXPECT_EQ(d.ms2, 0);
+  EXPECT_EQ(d.isym, 1);
+  EXPECT_EQ(d.orbsym, (std::vector<int>{1, 2, 1}));
+  EXPECT_EQ(d.core_energy, 0.125);
+  // (12|31) = 0.5 in 1-based notation: every one of the 8 permutations (0-based 0 1 2 0).
+  for (const auto& idx : std::vector<std::vector<int>>{{0, 1, 2, 0}, {1, 0, 2, 0}, {0, 1, 0, 2}, {1, 0, 0, 2},
+                                                       {2, 0, 0, 1}, {0, 2, 0, 1}, {2, 0, 1, 0}, {0, 2, 1, 0}}) {
+    EXPECT_EQ(d.two(idx[0], idx[1], idx[2], idx[3]), 0.5);
+  }
+  EXPECT_EQ(d.two(0, 0, 1, 1), 0.0);  // not in the file: zero
+  EXPECT_EQ(d.one(1, 0), -1.25);
+  EXPECT_EQ(d.one(0, 1), -1.25);
+  EXPECT_EQ(d.one(2, 2), 0.0);  // the orbital energy line is not h
+}
+
+TEST(CiHost, FciDumpAcceptsAmpersandEndOnTheHeaderLine) {
+  std::istringstream in("&FCI NORB=2,NELEC=2,MS2=0,ORBSYM=1,1,ISYM=1,&END\n 1.0 1 1 1 1\n");
+  const FciDump d = cispmv::parse_fcidump(in, "inline");
+  EXPECT_EQ(d.num_orbitals, 2);
+  EXPECT_EQ(d.two(0, 0, 0, 0), 1.0);
+}
+
+TEST(CiHost, FciDumpErrorsNameTheFileTheLineAndWhatWasExpected) {
+  const std::string head = " &FCI NORB=2,NELEC=2,MS2=0,\n  ORBSYM=1,1,\n  ISYM=1,\n &END\n";
+  std::string e = parse_error(head + " 0.5 1 1 1 1\n 0.25 1 3 0 0\n");
+  EXPECT_NE(e.find("test.fcidump:6:"), std::string::npos) << e;
+  EXPECT_NE(e.find("outside 1..NORB"), std::string::npos) << e;
+
+  e = parse_error(head + " 0.5 1 1 1\n");
+  EXPECT_NE(e.find("test.fcidump:5:"), std::string::npos) << e;
+  EXPECT_NE(e.find("value i j k l"), std::string::npos) << e;
+
+  e = parse_error(head + " 0.5 1 1 1 1\n\n abc 1 1 0 0\n");
+  EXPECT_NE(e.find("test.fcidump:7:"), std::string::npos) << e;
+  EXPECT_NE(e.find("real number"), std::string::npos) << e;
+
+  e = parse_error(head + " 0.5 1 x 1 1\n");
+  EXPECT_NE(e.find("test.fcidump:5:"), std::string::npos) << e;
+
+  e = parse_error(head + " 0.5 0 1 1 1\n");
+  EXPECT_NE(e.find("test.fcidump:5:"), std::string::npos) << e;
+  EXPECT_NE(e.find("expected the indices"), std::string::npos) << e;
+
+  e = parse_error(" &FCI NELEC=2,\n  ORBSYM=1,1,\n /\n");
+  EXPECT_NE(e.find("no NORB"), std::string::npos) << e;
+
+  e = parse_error(" &FCI NORB=2,NELEC=2,\n  ORBSYM=1,\n /\n");
+  EXPECT_NE(e.find("test.fcidump:2:"), std::string::npos) << e;
+  EXPECT_NE(e.find("ORBSYM"), std::string::npos) << e;
+
+  e = parse_error(" &FCI NORB=2,NELEC=2,\n  ORBSYM=0,1,\n /\n");  // PySCF's 0-based ids
+  EXPECT_NE(e.find("test.fcidump:2:"), std::string::npos) << e;
+  EXPECT_NE(e.find("1..8"), std::string::npos) << e;
+
+  e = parse_error(" &FCI NORB=2,NELEC=2,\n 0.5 1 1 1 1\n");
+  EXPECT_NE(e.find("&END"), std::string::npos) << e;
+
+  e = parse_error("0.5 1 1 1 1\n");
+  EXPECT_NE(e.find("test.fcidump:1:"), std::string::npos) << e;
+  EXPECT_NE(e.find("&FCI"), std::string::npos) << e;
+
+  e = parse_error(" &FCI NORB=65,NELEC=2 /\n");
+  EXPECT_NE(e.find("test.fcidump:1:"), std::string::npos) << e;
+
+  e = parse_error(" &FCI NORB=2,NELEC=2,MS2=1 /\n");
+  EXPECT_NE(e.find("MS2"), std::string::npos) << e;
+
+  EXPECT_THROW(cispmv::read_fcidump(data_path("no_such_file.fcidump")), std::runtime_error);
+}
+
+TEST(CiHost, FciDumpReadsThePySCFFiles) {
+  const FciDump h2 = cispmv::read_fcidump(data_path("h2_sto3g.fcidump"));
+  EXPECT_EQ(h2.num_orbitals, 2);
+  EXPECT_EQ(h2.num_electrons, 2);
+  EXPECT_NEAR(h2.core_energy, 1.0 / (0.74 / 0.52917721092), 1e-6);  // nuclear repulsion 1/R
+  const FciDump h2o = cispmv::read_fcidump(data_path("h2o_631g.fcidump"));
+  EXPECT_EQ(h2o.num_orbitals, 13);
+  EXPECT_EQ(h2o.num_electrons, 10);
+  EXPECT_EQ(h2o.orbsym.size(), 13u);
+  EXPECT_EQ(h2o.orbsym[0], 1);  // O 1s is a1
+}
+
+// --------------------------------------------------------------------------- determinant space
+TEST(CiHost, DeterminantCountPerLevelMatchesBinomials) {
+  struct Case {
+    int norb, na, nb, level;
+  };
+  for (const Case c : {Case{6, 2, 2, 4}, Case{8, 3, 3, 2}, Case{7, 4, 2, 3}, Case{10, 5, 5, 1}, Case{5, 0, 3, 9},
+                       Case{12, 4, 4, 8}}) {
+    const auto space = cispmv::make_determinant_space(c.norb, c.na, c.nb, c.level);
+    const auto expected = cispmv::count_determinants_per_level(c.norb, c.na, c.nb, space.max_level);
+    ASSERT_EQ(space.level_offset.size(), expected.size() + 1);
+    for (int l = 0; l <= space.max_level; ++l) {
+      EXPECT_EQ(space.level_size(l), expected[l]) << c.norb << " orbitals, level " << l;
+      for (std::size_t i = space.level_offset[l]; i < space.level_offset[l + 1]; ++i) {
+        ASSERT_EQ(cispmv::excitation_level(space.reference, space.determinants[i]), l);
+        ASSERT_EQ(__builtin_popcountll(space.determinants[i].alpha), c.na);
+        ASSERT_EQ(__builtin_popcountll(space.determinants[i].beta), c.nb);
+      }
+    }
+    EXPECT_TRUE(space.determinants[0] == space.reference);
+    std::set<std::pair<std::uint64_t, std::uint64_t>> unique;
+    for (const auto& d : space.determinants) unique.insert({d.alpha, d.beta});
+    EXPECT_EQ(unique.size(), space.size());
+  }
+  // The closed-shell examples of the issue: CIS, CISD, CISDT of 10 electrons in 19 orbitals.
+  EXPECT_EQ(cispmv::make_determinant_space(19, 5, 5, 1).size(), 1u + 2u * 5u * 14u);
+  EXPECT_EQ(cispmv::make_determinant_space(19, 5, 5, 2).size(), 1u + 140u + 2u * 10u * 91u + 70u * 70u);
+  // Full CI: all C(n, na) C(n, nb) determinants.
+  EXPECT_EQ(cispmv::make_determinant_space(8, 4, 4, 100).size(), 70u * 70u);
+}
+
+TEST(CiHost, IrrepRestrictedSpaceMatchesBruteForceCount) {
+  const std::vector<int> orbsym = {1, 3, 1, 2, 4, 1, 3, 2, 1};
+  const int norb = 9, na = 3, nb = 3;
+  for (int irrep = 1; irrep <= 4; ++irrep) {
+    for (int level = 0; level <= 6; ++level) {
+      const auto space = cispmv::make_determinant_space(norb, na, nb, level, orbsym, irrep);
+      std::size_t count = 0;
+      const Determinant ref{0x7, 0x7};
+      for (std::uint64_t a = 0; a < (1u << norb); ++a) {
+        if (__builtin_popcountll(a) != na) continue;
+        for (std::uint64_t b = 0; b < (1u << norb); ++b) {
+          if (__builtin_popcountll(b) != nb) continue;
+          const Determinant d{a, b};
+          if (cispmv::excitation_level(ref, d) > level) continue;
+          if ((cispmv::string_irrep(a, orbsym) ^ cispmv::string_irrep(b, orbsym)) != static_cast<unsigned>(irrep - 1)) {
+            continue;
+          }
+          ++count;
+        }
+      }
+      EXPECT_EQ(space.size(), count) << "irrep " << irrep << " level " << level;
+      for (const auto& d : space.determinants) {
+        ASSERT_EQ(cispmv::string_irrep(d.alpha, orbsym) ^ cispmv::string_irrep(d.beta, orbsym),
+                  static_cast<unsigned>(irrep - 1));
+      }
+    }
+  }
+}
+
+TEST(CiHost, DeterminantCountsMatchThePySCFScript) {
+  // make_fcidump_refs.py counts every reference space independently with itertools.
+  for (const auto& ref : read_references()) {
+    const FciDump d = cispmv::read_fcidump(data_path(ref.fcidump));
+    const auto space = cispmv::make_determinant_space(d, ref.level, ref.restrict_to_isym);
+    EXPECT_EQ(space.size(), ref.determinants) << ref.name;
+  }
+}
+
+TEST(CiHost, DeterminantIndexFindsEveryDeterminantAndNothingElse) {
+  const auto space = cispmv::make_determinant_space(10, 4, 4, 3);
+  const cispmv::DeterminantIndex index(space.determinants);
+  for (std::size_t i = 0; i < space.size(); ++i) ASSERT_EQ(index.find(space.determinants[i]), std::int64_t(i));
+  EXPECT_EQ(index.find(Determinant{0xF0, 0xF0}), -1);  // level 4: outside CISDT
+}
+
+// ------------------------------------------------------------------------------ Slater-Condon
+TEST(CiHost, ExcitationSignCountsOccupiedOrbitalsBetween) {
+  EXPECT_EQ(cispmv::excitation_sign(0b1011, 0, 2), -1.0);  // orbital 1 in between
+  EXPECT_EQ(cispmv::excitation_sign(0b1011, 3, 2), 1.0);   // nothing between 2 and 3
+  EXPECT_EQ(cispmv::excitation_sign(0b1111, 0, 5), -1.0);  // orbitals 1, 2, 3 in between
+  EXPECT_EQ(cispmv::excitation_sign(0b10111, 4, 0), 1.0);  // orbitals 1, 2 in between (symmetric in i, a)
+}
+
+TEST(CiHost, SlaterCondonMatchesSecondQuantisedBruteForce) {
+  // 5 orbitals, 10 spin-orbitals, every electron-count sector with at least 2 electrons of some spin.
+  const FciDump ints = random_model(5, 4, 1234);
+  const auto bf = brute_force_hamiltonian(ints);
+  const cispmv::SlaterCondon sc(ints);
+  auto brute = [&](const Determinant& bra, const Determinant& ket) {
+    const auto it = bf.find({bra.alpha | (bra.beta << 5), ket.alpha | (ket.beta << 5)});
+    return it == bf.end() ? 0.0 : it->second;
+  };
+  int compared = 0;
+  for (const auto& [na, nb] : std::vector<std::pair<int, int>>{{2, 2}, {3, 1}, {1, 3}, {3, 2}, {4, 1}, {2, 0}, {3, 3}}) {
+    const auto space = cispmv::make_determinant_space(5, na, nb, 100);
+    const auto H = cispmv::build_hamiltonian(ints, space, 0.0);
+    cispmv::validate(H);
+    std::vector<double> dense(space.size() * space.size(), 0.0);
+    for (std::size_t r = 0; r < space.size(); ++r) {
+      for (std::size_t k = H.row_ptr(r); k < H.row_ptr(r + 1); ++k) dense[r * space.size() + H.col_idx(k)] = H.values(k);
+    }
+    for (std::size_t i = 0; i < space.size(); ++i) {
+      for (std::size_t j = 0; j < space.size(); ++j) {
+        const double expected = brute(space.determinants[i], space.determinants[j]);
+        ASSERT_NEAR(sc.element(space.determinants[i], space.determinants[j]), expected, 1e-12)
+            << "na " << na << " nb " << nb << " element " << i << "," << j;
+        ASSERT_NEAR(dense[i * space.size() + j], expected, 1e-12)
+            << "CSR, na " << na << " nb " << nb << " element " << i << "," << j;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GT(compared, 10000);
+}
+
+TEST(CiHost, TruncatedAndSymmetryRestrictedMatricesAreBlocksOfTheBruteForce) {
+  const std::vector<int> orbsym = {1, 2, 1, 3, 4, 1};
+  const FciDump ints = random_model(6, 6, 99, orbsym);
+  const auto bf = brute_force_hamiltonian(ints);
+  for (int irrep = 0; irrep <= 4; ++irrep) {
+    for (int level = 1; level <= 3; ++level) {
+      const auto space = cispmv::make_determinant_space(6, 3, 3, level, orbsym, irrep);
+      const auto H = cispmv::build_hamiltonian(ints, space, 0.0);
+      cispmv::validate(H);
+      std::size_t nonzero_expected = 0;
+      for (std::size_t i = 0; i < space.size(); ++i) {
+        std::map<int, double> row;
+        for (std::size_t k = H.row_ptr(i); k < H.row_ptr(i + 1); ++k) row[H.col_idx(k)] = H.values(k);
+        for (std::size_t j = 0; j < space.size(); ++j) {
+          const auto& a = space.determinants[i];
+          const auto& b = space.determinants[j];
+          const auto it = bf.find({a.alpha | (a.beta << 6), b.alpha | (b.beta << 6)});
+          const double expected = it == bf.end() ? 0.0 : it->second;
+          const auto got = row.find(static_cast<int>(j));
+          ASSERT_NEAR(got == row.end() ? 0.0 : got->second, expected, 1e-12)
+              << "irrep " << irrep << " level " << level << " element " << i << "," << j;
+          nonzero_expected += std::abs(expected) > 1e-12;
+        }
+      }
+      EXPECT_LE(nonzero_expected, H.nnz());
+    }
+  }
+}
+
+TEST(CiHost, HamiltonianIsExactlySymmetricWithSortedRowsAndStoredDiagonal) {
+  const FciDump d = cispmv::read_fcidump(data_path("h2o_631g.fcidump"));
+  const auto space = cispmv::make_determinant_space(d, 2, false);
+  const auto H = cispmv::build_hamiltonian(d, space);
+  cispmv::validate(H);
+  std::map<std::pair<int, int>, double> entries;
+  for (int r = 0; r < H.num_rows; ++r) {
+    bool has_diagonal = false;
+    for (std::size_t k = H.row_ptr(r); k < H.row_ptr(r + 1); ++k) {
+      if (k > H.row_ptr(r)) {
+        ASSERT_LT(H.col_idx(k - 1), H.col_idx(k));
+      }
+      has_diagonal |= H.col_idx(k) == r;
+      if (H.col_idx(k) != r) {
+        ASSERT_GE(std::abs(H.values(k)), 1e-14);
+      }
+      entries[{r, H.col_idx(k)}] = H.values(k);
+    }
+    ASSERT_TRUE(has_diagonal) << "row " << r;
+  }
+  for (const auto& [rc, v] : entries) {
+    const auto it = entries.find({rc.second, rc.first});
+    ASSERT_TRUE(it != entries.end());
+    ASSERT_EQ(it->second, v);  // bit for bit: write_matrix_market(symmetric) relies on it
+  }
+  // <HF|H|HF> + core energy is the RHF energy; singles do not couple to HF (Brillouin).
+  const cispmv::SlaterCondon sc(d);
+  for (std::size_t i = space.level_offset[1]; i < space.level_offset[2]; ++i) {
+    EXPECT_NEAR(sc.element(space.determinants[i], space.reference), 0.0, 1e-7);
+  }
+}
+
+TEST(CiHost, HamiltonianBuildIsDeterministic) {
+  const FciDump d = cispmv::read_fcidump(data_path("lih_sto3g.fcidump"));
+  const auto space = cispmv::make_determinant_space(d, 4, false);
+  const auto A = cispmv::build_hamiltonian(d, space);
+  const auto B = cispmv::build_hamiltonian(d, space);
+  ASSERT_EQ(A.nnz(), B.nnz());
+  for (std::size_t k = 0; k < A.nnz(); ++k) {
+    ASSERT_EQ(A.col_idx(k), B.col_idx(k));
+    ASSERT_EQ(A.values(k), B.values(k));
+  }
+}
+
+// ------------------------------------------------------------------------------------- Jacobi
+TEST(CiHost, JacobiEigenpairsSatisfyTheEigenEquation) {
+  cispmv::test::Rng rng(7);
+  for (int n : {1, 2, 5, 30}) {
+    std::vector<double> a(static_cast<std::size_t>(n) * n);
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j <= i; ++j) a[i * n + j] = a[j * n + i] = rng.uniform() - 0.5;
+    }
+    const auto eig = cispmv::jacobi_eigen(a, n);
+    double trace = 0.0, sum = 0.0;
+    for (int i = 0; i < n; ++i) trace += a[i * n + i];
+    for (int k = 0; k < n; ++k) {
+      sum += eig.values[k];
+      if (k > 0) {
+        EXPECT_LE(eig.values[k - 1], eig.values[k]);
+      }
+      for (int i = 0; i < n; ++i) {
+        double av = 0.0;
+        for (int j = 0; j < n; ++j) av += a[i * n + j] * eig.vectors[k * n + j];
+        EXPECT_NEAR(av, eig.values[k] * eig.vectors[k * n + i], 1e-13);
+      }
+      for (int l = 0; l < n; ++l) {
+        double dot = 0.0;
+        for (int i = 0; i < n; ++i) dot += eig.vectors[k * n + i] * eig.vectors[l * n + i];
+        EXPECT_NEAR(dot, k == l ? 1.0 : 0.0, 1e-13);
+      }
+    }
+    EXPECT_NEAR(trace, sum, 1e-12);
+  }
+  // Degenerate spectrum: diag(1, 1, 2) rotated.
+  const double c = std::cos(0.3), s = std::sin(0.3);
+  const std::vector<double> a = {c * c + 2 * s * s, c * s - 2 * s * c, 0, c * s - 2 * s * c, s * s + 2 * c * c, 0, 0, 0, 1};
+  const auto eig = cispmv::jacobi_eigen(a, 3);
+  EXPECT_NEAR(eig.values[0], 1.0, 1e-15);
+  EXPECT_NEAR(eig.values[1], 1.0, 1e-15);
+  EXPECT_NEAR(eig.values[2], 2.0, 1e-15);
+  EXPECT_THROW(cispmv::jacobi_eigen({1.0, 2.0}, 2), std::invalid_argument);
+}
+
+// ------------------------------------------------------------------------------- the command
+TEST(CiHost, CiCommandPrintsCountsStatisticsAndEnergies) {
+  cispmv::CiCommandOptions opts;
+  opts.fcidump = data_path("h2_sto3g.fcidump");
+  opts.level = 2;
+  opts.roots = 2;
+  std::ostringstream out;
+  EXPECT_EQ(cispmv::run_ci_command(opts, out), 0);
+  const std::string text = out.str();
+  EXPECT_NE(text.find("determinants: 4"), std::string::npos) << text;
+  EXPECT_NE(text.find("full CI"), std::string::npos) << text;
+  EXPECT_NE(text.find("-1.1372838345"), std::string::npos) << text;  // PySCF: -1.137283834489
+  EXPECT_NE(text.find("-0.5307733570"), std::string::npos) << text;  // PySCF: -0.530773357001
+  EXPECT_NE(text.find("spmv"), std::string::npos) << text;
+
+  // --write-mtx: a symmetric Matrix Market file that reads back as the same matrix.
+  const std::string mtx = ::testing::TempDir() + "cispmv_ci_lih.mtx";
+  opts.fcidump = data_path("lih_sto3g.fcidump");
+  opts.level = 4;
+  opts.roots = 1;
+  opts.write_mtx = mtx;
+  opts.format = "hybrid";
+  std::ostringstream out2;
+  EXPECT_EQ(cispmv::run_ci_command(opts, out2), 0);
+  EXPECT_NE(out2.str().find("-7.8823243789"), std::string::npos) << out2.str();  // PySCF: -7.882324378884
+  EXPECT_NE(out2.str().find("format hybrid"), std::string::npos) << out2.str();
+  const auto back = cispmv::read_matrix_market(mtx);
+  const FciDump lih = cispmv::read_fcidump(opts.fcidump);
+  const auto H = cispmv::build_hamiltonian(lih, cispmv::make_determinant_space(lih, 4, true));
+  ASSERT_EQ(back.nnz(), H.nnz());
+  for (std::size_t k = 0; k < H.nnz(); ++k) {
+    ASSERT_EQ(back.col_idx(k), H.col_idx(k));
+    ASSERT_EQ(back.values(k), H.values(k));
+  }
+  std::remove(mtx.c_str());
+  opts.write_mtx.clear();
+
+  opts.format = "no-such-format";
+  EXPECT_THROW(cispmv::run_ci_command(opts, out), std::invalid_argument);
+  opts.format = "csr";
+  opts.roots = 226;  // LiH full CI has 225 determinants
+  EXPECT_THROW(cispmv::run_ci_command(opts, out), std::invalid_argument);
+}
