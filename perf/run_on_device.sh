@@ -56,11 +56,11 @@ for stage in "$@"; do
       echo "exit code $?" | tee -a "$RES/log.txt" ;;
     ncu)
       log "ncu: hybrid vector kernel, Kokkos Kernels and cuSPARSE on paper32k-1"
-      ncu --clock-control none --target-processes all -k regex:'SpmvFunctor|SPMV_Functor|csrmv|csrMv|spmv|SpMV' --launch-skip 0 \
-        --launch-count 12 --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+      ncu --clock-control none --target-processes all --kernel-name-base demangled -k regex:'SpmvFunctor|SPMV_Functor|csrmv|csrMv|spmv|SpMV' --launch-skip 0 \
+        --launch-count 8 --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
         --section WarpStateStats --section LaunchStats \
         "$bench" --matrix paper32k-1 --iterations 1 --repetitions 1 --out-dir /tmp \
-        --benchmark_filter='kokkos|cusparse-csr/default|hybrid/vector$|hybrid16' >"$RES/ncu.txt" 2>&1
+        --benchmark_filter='kokkos|cusparse-csr/default|hybrid/vector$|hybrid/vector/unstaged$' >"$RES/ncu.txt" 2>&1
       echo "exit code $?" | tee -a "$RES/log.txt" ;;
     report)
       log "report"

@@ -28,24 +28,33 @@ constexpr bool prefers_vector_on_gpu() {
   return Matrix::format_name == std::string_view("csr") || is_hybrid_matrix_v<Matrix>;
 }
 
-template <int Beta, int Unroll, class Exec, class Matrix, class XView, class YView>
-void launch_vector(const Exec& exec, typename Matrix::value_type alpha, const Matrix& A, const XView& x,
-                   typename Matrix::value_type beta, const YView& y, const SpmvOptions& opts, const std::string& label) {
-  using Functor = SpmvFunctor<Exec, Matrix, XView, YView, Beta, Unroll>;
-  Functor f(A, x, y, alpha, beta);
-  std::size_t scratch = 0;
+/// Team scratch bytes the vector kernel uses to stage x's reference part (0: not staged).
+template <class Functor, class Exec, class Matrix>
+std::size_t staged_scratch_bytes(const Matrix& A, const SpmvOptions& opts) {
   if constexpr (Functor::can_stage_x) {
-    scratch = Functor::scratch_bytes(A);
-    const bool fits = A.ref_width > 0 &&
-                      scratch <= static_cast<std::size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0));
+    const std::size_t bytes = Functor::scratch_bytes(A);
+    const bool fits = A.ref_width > 0 && bytes <= static_cast<std::size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0));
     if (opts.stage_reference_x == 1 && !fits) {
       throw std::invalid_argument("cispmv::spmv: stage_reference_x = 1, but the reference part of x (" +
-                                  std::to_string(scratch) + " bytes) exceeds the team scratch limit (" +
+                                  std::to_string(bytes) + " bytes) exceeds the team scratch limit (" +
                                   std::to_string(Kokkos::TeamPolicy<Exec>::scratch_size_max(0)) + " bytes)");
     }
-    f.stage_x = opts.stage_reference_x == 1 || (opts.stage_reference_x < 0 && fits && is_gpu_space_v<Exec>);
-    if (!f.stage_x) scratch = 0;
+    const bool stage = opts.stage_reference_x == 1 || (opts.stage_reference_x < 0 && fits && is_gpu_space_v<Exec>);
+    return stage ? bytes : 0;
+  } else {
+    (void)A;
+    (void)opts;
+    return 0;
   }
+}
+
+template <int Beta, int Unroll, class Exec, class Matrix, class XView, class YView>
+void launch_vector(const Exec& exec, typename Matrix::value_type alpha, const Matrix& A, const XView& x,
+                   typename Matrix::value_type beta, const YView& y, const SpmvOptions& opts, std::size_t scratch,
+                   const std::string& label) {
+  using Functor = SpmvFunctor<Exec, Matrix, XView, YView, Beta, Unroll>;
+  Functor f(A, x, y, alpha, beta);
+  if constexpr (Functor::can_stage_x) f.stage_x = scratch > 0;
   const double mean = A.num_rows > 0 ? static_cast<double>(A.nnz()) / A.num_rows : 0.0;
   const VectorLaunch shape = vector_launch<Exec>(opts, mean, scratch > 0);
   f.rows_per_team = shape.rows_per_team;
@@ -76,12 +85,16 @@ void launch_spmv(const Exec& exec, typename Matrix::value_type alpha, const Matr
   Kokkos::Profiling::pushRegion(label);
   if constexpr (Functor::has_vector_kernel) {
     if (kernel == Kernel::vector) {
-      const int unroll = Functor::unrolled ? (opts.unroll > 0 ? opts.unroll : default_unroll) : 1;
+      const std::size_t scratch = staged_scratch_bytes<Functor, Exec>(A, opts);
+      const int unroll = !Functor::unrolled ? 1
+                         : opts.unroll > 0  ? opts.unroll
+                         : scratch > 0      ? default_staged_unroll
+                                            : default_unroll;
       switch (unroll) {
-        case 1: launch_vector<Beta, 1>(exec, alpha, A, x, beta, y, opts, label); break;
-        case 2: launch_vector<Beta, 2>(exec, alpha, A, x, beta, y, opts, label); break;
-        case 4: launch_vector<Beta, 4>(exec, alpha, A, x, beta, y, opts, label); break;
-        default: launch_vector<Beta, 8>(exec, alpha, A, x, beta, y, opts, label); break;
+        case 1: launch_vector<Beta, 1>(exec, alpha, A, x, beta, y, opts, scratch, label); break;
+        case 2: launch_vector<Beta, 2>(exec, alpha, A, x, beta, y, opts, scratch, label); break;
+        case 4: launch_vector<Beta, 4>(exec, alpha, A, x, beta, y, opts, scratch, label); break;
+        default: launch_vector<Beta, 8>(exec, alpha, A, x, beta, y, opts, scratch, label); break;
       }
       Kokkos::Profiling::popRegion();
       return;

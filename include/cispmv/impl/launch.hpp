@@ -56,12 +56,14 @@ struct VectorLaunch {
 /// memory (a staged team loads the reference part of x once, so it should cover many rows).
 /// Measured on an H200 in the perf suite's sweep (perf/results/).
 inline constexpr int gpu_default_rows_per_team = 4;
-inline constexpr int gpu_default_staged_rows_per_team = 64;
+inline constexpr int gpu_default_staged_rows_per_team = 32;
 inline constexpr int gpu_default_staged_team_size = 16;
 /// Rows a host thread takes at once in the vector kernel (one lane per row on the host).
 inline constexpr int host_default_rows_per_team = 64;
-/// Default independent accumulators per lane of the unrolled vector kernels (see perf/results/).
+/// Default independent accumulators per lane of the unrolled vector kernels, without and with x
+/// staged (H200 sweep, perf/results/: staged teams keep more rows in flight and need fewer).
 inline constexpr int default_unroll = 4;
+inline constexpr int default_staged_unroll = 2;
 /// Threads a GPU team may have (CUDA's block limit).
 inline constexpr int gpu_max_team_threads = 1024;
 

@@ -67,6 +67,18 @@ struct SpmvFunctorBase {
   }
 };
 
+/// Reads matrix data that each SpMV uses exactly once. On CUDA this is a cache-streaming load
+/// (__ldcs: evict-first), so the stream of matrix values and indices does not push the gathered
+/// entries of x out of L1/L2; elsewhere a plain load.
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T load_once(const T& ref) {
+#if defined(__CUDA_ARCH__)
+  return __ldcs(&ref);
+#else
+  return ref;
+#endif
+}
+
 /// One lane's share of a row in the vector kernels: entries begin + lane, begin + lane + V, ... of
 /// [begin, end), V = vector length, so the V lanes of a row read V consecutive entries at a time
 /// (coalesced). Unroll > 1 keeps that many independent accumulators and issues that many strided
@@ -120,7 +132,7 @@ struct SpmvFunctor<Exec, CsrMatrix<S, O, Off, D>, XView, YView, Beta, Unroll>
           Kokkos::ThreadVectorRange(team, this->vector_length),
           [&](const int lane, S& lsum) {
             lsum += strided_row_sum<Unroll>(begin, end, lane, this->vector_length, [&](const Off k) {
-              return this->A.values(k) * this->x(this->A.col_idx(k));
+              return load_once(this->A.values(k)) * this->x(load_once(this->A.col_idx(k)));
             });
           },
           sum);
@@ -293,10 +305,10 @@ struct SpmvFunctor<Exec, HybridMatrix<S, O, Off, D, R>, XView, YView, Beta, Unro
           Kokkos::ThreadVectorRange(team, this->vector_length),
           [&](const int lane, S& lsum) {
             lsum += strided_row_sum<Unroll>(O(0), ref_end, lane, this->vector_length, [&](const O k) {
-              return this->A.ref_values(row, k) * ref_x(this->A.ref_col_idx(row, k));
+              return load_once(this->A.ref_values(row, k)) * ref_x(load_once(this->A.ref_col_idx(row, k)));
             });
             lsum += strided_row_sum<Unroll>(exp_begin, exp_end, lane, this->vector_length, [&](const Off k) {
-              return this->A.exp_values(k) * this->x(this->A.exp_col_idx(k));
+              return load_once(this->A.exp_values(k)) * this->x(load_once(this->A.exp_col_idx(k)));
             });
           },
           sum);
