@@ -55,12 +55,12 @@ for stage in "$@"; do
         --benchmark_filter='kokkos|/csr/|hybrid|sell' >"$RES/bench-host.txt" 2>&1
       echo "exit code $?" | tee -a "$RES/log.txt" ;;
     ncu)
-      log "ncu: hybrid vector kernel, Kokkos Kernels and cuSPARSE on paper32k-1"
-      ncu --clock-control none --target-processes all --kernel-name-base demangled -k regex:'SpmvFunctor|SPMV_Functor|csrmv|csrMv|spmv|SpMV' --launch-skip 0 \
-        --launch-count 8 --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+      log "ncu: hybrid vector kernel (staged and not) on paper32k-1 (Kokkos Kernels, cuSPARSE: see earlier runs)"
+      ncu --clock-control none --target-processes all --kernel-name-base demangled -k regex:'SpmvFunctor' --launch-skip 0 \
+        --launch-count 4 --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
         --section WarpStateStats --section LaunchStats \
         "$bench" --matrix paper32k-1 --iterations 1 --repetitions 1 --out-dir /tmp \
-        --benchmark_filter='kokkos|cusparse-csr/default|hybrid/vector$|hybrid/vector/unstaged$' >"$RES/ncu.txt" 2>&1
+        --benchmark_filter='hybrid/vector$|hybrid/vector/unstaged$' >"$RES/ncu.txt" 2>&1
       echo "exit code $?" | tee -a "$RES/log.txt" ;;
     report)
       log "report"
