@@ -2,7 +2,7 @@
 # Builds, checks and times cispmv on a GPU host in one go (the `device` tool's machine: no package
 # registry, so the Kokkos sources come along as a tarball made by `cmake/bootstrap.sh --pack`).
 #
-#   perf/run_on_device.sh STAGE... (stages: build test run bench bench-large bench-host ncu report)
+#   perf/run_on_device.sh STAGE... (stages: build test run bench bench-large bench-host bench-host-large ncu report)
 #
 # Environment: RES (results folder, default perf/out; the device tool fetches one tarball of it), KOKKOS_TGZ (default .deps/kokkos-src.tgz),
 # CISPMV_COMMIT (recorded in the reports), ARCH (Kokkos arch, default HOPPER90), JOBS.
@@ -54,13 +54,18 @@ for stage in "$@"; do
       "$bench" --space host --matrix paper32k-1 --sweep --iterations 20 --repetitions 5 --out-dir "$RES" \
         --benchmark_filter='kokkos|/csr/|hybrid|sell' >"$RES/bench-host.txt" 2>&1
       echo "exit code $?" | tee -a "$RES/log.txt" ;;
+    bench-host-large)
+      log "spmv_bench scaled-262144 (3 GB, larger than the caches) on the host (OpenMP, $(nproc) cores)"
+      "$bench" --space host --matrix scaled-262144 --iterations 5 --repetitions 3 --out-dir "$RES" \
+        --benchmark_filter='kokkos|/csr/|hybrid|sell' >"$RES/bench-host-large.txt" 2>&1
+      echo "exit code $?" | tee -a "$RES/log.txt" ;;
     ncu)
       log "ncu: hybrid vector kernel (staged and not) on paper32k-1 (Kokkos Kernels, cuSPARSE: see earlier runs)"
       ncu --clock-control none --target-processes all --kernel-name-base demangled -k regex:'SpmvFunctor' --launch-skip 0 \
         --launch-count 4 --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
         --section WarpStateStats --section LaunchStats \
         "$bench" --matrix paper32k-1 --iterations 1 --repetitions 1 --out-dir /tmp \
-        --benchmark_filter='hybrid/vector$|hybrid/vector/unstaged$' >"$RES/ncu.txt" 2>&1
+        --benchmark_filter='device/hybrid/vector/(iter|unstaged/iter)' >"$RES/ncu.txt" 2>&1
       echo "exit code $?" | tee -a "$RES/log.txt" ;;
     report)
       log "report"
