@@ -2,7 +2,7 @@
 # Builds, checks and times cispmv on a GPU host in one go (the `device` tool's machine: no package
 # registry, so the Kokkos sources come along as a tarball made by `cmake/bootstrap.sh --pack`).
 #
-#   perf/run_on_device.sh STAGE... (stages: build test run bench bench-large bench-host bench-host-large ncu report)
+#   perf/run_on_device.sh STAGE... (stages: build test run bench bench-large bench-host bench-host-large ci-matrix ncu report)
 #
 # Environment: RES (results folder, default perf/out; the device tool fetches one tarball of it), KOKKOS_TGZ (default .deps/kokkos-src.tgz),
 # CISPMV_COMMIT (recorded in the reports), ARCH (Kokkos arch, default HOPPER90), JOBS.
@@ -53,6 +53,17 @@ for stage in "$@"; do
       log "spmv_bench paper32k-1 on the host (OpenMP, $(nproc) cores)"
       "$bench" --space host --matrix paper32k-1 --sweep --iterations 20 --repetitions 5 --out-dir "$RES" \
         --benchmark_filter='kokkos|/csr/|hybrid|sell' >"$RES/bench-host.txt" 2>&1
+      echo "exit code $?" | tee -a "$RES/log.txt" ;;
+    ci-matrix)
+      log "a real CI matrix: H2O/6-31G(d) CISD (all irreps) from its FCIDUMP, energies, then every format on it"
+      "$cli" ci unit_tests/data/h2o_631gd.fcidump --level 2 --all-irreps --format hybrid \
+        --write-mtx /tmp/h2o_631gd_cisd.mtx >"$RES/ci-h2o_631gd_cisd.txt" 2>&1
+      echo "exit code $?" | tee -a "$RES/log.txt"
+      "$cli" run /tmp/h2o_631gd_cisd.mtx --repetitions 50 --json "$RES/run-h2o_631gd_cisd.json" \
+        >"$RES/run-h2o_631gd_cisd.txt" 2>&1
+      echo "exit code $?" | tee -a "$RES/log.txt"
+      "$bench" --matrix /tmp/h2o_631gd_cisd.mtx --iterations 100 --repetitions 5 --out-dir "$RES" \
+        >"$RES/bench-h2o.txt" 2>&1
       echo "exit code $?" | tee -a "$RES/log.txt" ;;
     bench-host-large)
       log "spmv_bench scaled-262144 (3 GB, larger than the caches) on the host (OpenMP, $(nproc) cores)"

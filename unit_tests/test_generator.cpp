@@ -5,7 +5,9 @@
 #include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
 
+#include "cispmv/convert.hpp"
 #include "cispmv/generator.hpp"
+#include "cispmv/stats.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -387,6 +389,15 @@ TEST(CiGeneratorSuite, Paper32k1MatchesTable3WithinOnePercent) {
   EXPECT_NEAR(1.0 - static_cast<double>(ref) / (32768.0 * 3276.8), 0.800110, 1e-6);
   EXPECT_NEAR(1.0 - static_cast<double>(exp) / (32768.0 * (32768 - 3276.8)), 0.989985, 1e-4);
   EXPECT_TRUE(rows_sorted_and_distinct(A));
+  // The automatic BOUNDARY (issue 3: it must find the paper's 655) and the split it gives.
+  const auto choice = cispmv::choose_boundary(A);
+  EXPECT_TRUE(choice.reference_detected);
+  EXPECT_EQ(choice.reference_width, 3277);
+  EXPECT_EQ(choice.boundary, 655);
+  const auto stats = cispmv::compute_stats(A, choice.boundary, 3276.8);
+  EXPECT_EQ(stats.ref_nnz, 21463040u);
+  EXPECT_EQ(stats.exp_nnz, exp);
+  EXPECT_EQ(stats.longest_row, 5314);
 }
 
 }  // namespace

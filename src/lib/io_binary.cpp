@@ -3,6 +3,7 @@
 /// writers that choose a format by file content or extension.
 
 #include "cispmv/io.hpp"
+#include "file_handle.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -122,20 +123,8 @@ constexpr std::size_t checksummed_header_bytes = 72;
 // error is reported close to where it happened.
 constexpr std::size_t io_block = std::size_t(1) << 26;
 
-struct FileCloser {
-  void operator()(std::FILE* f) const {
-    if (f != nullptr) std::fclose(f);
-  }
-};
-using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
-
-FilePtr open_file(const std::string& path, const char* mode, const char* caller) {
-  FilePtr f(std::fopen(path.c_str(), mode));
-  if (!f) {
-    throw std::runtime_error(std::string(caller) + ": cannot open '" + path + "': " + std::strerror(errno));
-  }
-  return f;
-}
+using impl::FilePtr;
+using impl::open_file;
 
 template <class T>
 void put(unsigned char* header, std::size_t offset, T value) {

@@ -6,6 +6,7 @@
 /// of the size announced by the size line, and then sorts them into CSR by counting: O(nnz).
 
 #include "cispmv/io.hpp"
+#include "file_handle.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -45,20 +46,8 @@ namespace {
 
 constexpr std::int64_t max_ordinal = std::numeric_limits<int>::max();
 
-struct FileCloser {
-  void operator()(std::FILE* f) const {
-    if (f != nullptr) std::fclose(f);
-  }
-};
-using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
-
-FilePtr open_file(const std::string& path, const char* mode, const char* caller) {
-  FilePtr f(std::fopen(path.c_str(), mode));
-  if (!f) {
-    throw std::runtime_error(std::string(caller) + ": cannot open '" + path + "': " + std::strerror(errno));
-  }
-  return f;
-}
+using impl::FilePtr;
+using impl::open_file;
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
