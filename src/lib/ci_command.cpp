@@ -129,42 +129,19 @@ int run_ci_command(const CiCommandOptions& options, std::ostream& out) {
   using Device = Kokkos::DefaultExecutionSpace;
   timer.reset();
   const std::string& f = options.format;
-  if (f == "csr") {
-    const auto A = to_device<Device>(H);
+  // every format takes the same path: build on the host, move to the device, solve
+  auto solve_in = [&](const auto& host_format) {
+    const auto A = to_device<Device>(host_format);
     Kokkos::fence();
     timings.convert = timer.seconds();
     return solve_and_report(A, H, dump, options, timings, out);
-  }
-  if (f == "hybrid") {
-    const auto A = to_device<Device>(to_hybrid(H, boundary.boundary));
-    Kokkos::fence();
-    timings.convert = timer.seconds();
-    return solve_and_report(A, H, dump, options, timings, out);
-  }
-  if (f == "ell") {
-    const auto A = to_device<Device>(to_ell(H));
-    Kokkos::fence();
-    timings.convert = timer.seconds();
-    return solve_and_report(A, H, dump, options, timings, out);
-  }
-  if (f == "ellr") {
-    const auto A = to_device<Device>(to_ellr(H));
-    Kokkos::fence();
-    timings.convert = timer.seconds();
-    return solve_and_report(A, H, dump, options, timings, out);
-  }
-  if (f == "sell") {
-    const auto A = to_device<Device>(to_sliced_ell(H));
-    Kokkos::fence();
-    timings.convert = timer.seconds();
-    return solve_and_report(A, H, dump, options, timings, out);
-  }
-  if (f == "sellr") {
-    const auto A = to_device<Device>(to_sliced_ellr(H));
-    Kokkos::fence();
-    timings.convert = timer.seconds();
-    return solve_and_report(A, H, dump, options, timings, out);
-  }
+  };
+  if (f == "csr") return solve_in(H);
+  if (f == "hybrid") return solve_in(to_hybrid(H, boundary.boundary));
+  if (f == "ell") return solve_in(to_ell(H));
+  if (f == "ellr") return solve_in(to_ellr(H));
+  if (f == "sell") return solve_in(to_sliced_ell(H));
+  if (f == "sellr") return solve_in(to_sliced_ellr(H));
   throw std::invalid_argument("cispmv ci: unknown --format '" + f + "' (csr, hybrid, ell, ellr, sell, sellr)");
 }
 
