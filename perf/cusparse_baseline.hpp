@@ -8,8 +8,8 @@
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
-#include "cispmv/csr.hpp"
-#include "cispmv/sliced_ell.hpp"
+#include "cispmv/formats/csr.hpp"
+#include "cispmv/formats/sliced_ell.hpp"
 
 #include <cstdint>
 #include <stdexcept>

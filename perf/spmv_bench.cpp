@@ -9,13 +9,14 @@
 // one spmv between two fences); counters GB/s (spmv_traffic_bytes: the format's arrays + x + y, see
 // include/cispmv/stats.hpp), GFLOP/s (2 nnz), and frac_copy_bw: GB/s over the device copy bandwidth
 // measured by this executable at start-up (bytes read + written by a large deep_copy). Each
-// benchmark checks its y against the host reference once before timing (a fast wrong kernel is
+// benchmark checks its y against the host oracle once before timing (a fast wrong kernel is
 // skipped with an error, never reported as fast). --sweep adds the rows-per-team x vector-length x
 // unroll study (the paper's block-size study, Tables 6-8) for the CSR and hybrid vector kernels.
 // Results: the console table, and <out-dir>/<matrix>-<space>.json per matrix.
 #include <Kokkos_Core.hpp>
 #include <benchmark/benchmark.h>
 
+#include "cispmv/baselines/kokkos_kernels.hpp"
 #include "cispmv/cispmv.hpp"
 #include "cispmv/generator.hpp"
 #include "cispmv/info.hpp"
@@ -108,7 +109,7 @@ class Suite {
     auto hx = Kokkos::View<Scalar*, Kokkos::HostSpace>("x", host_.num_cols);
     for (int i = 0; i < host_.num_cols; ++i) hx(i) = static_cast<Scalar>(1.0 + ((i * 7919) % 101) / 101.0);
     expected_ = Kokkos::View<Scalar*, Kokkos::HostSpace>("expected", host_.num_rows);
-    reference_spmv(Scalar(1), host_, hx, Scalar(0), expected_);
+    host_oracle_spmv(Scalar(1), host_, hx, Scalar(0), expected_);
     tol_ = spmv_tolerance(host_, hx);
     x_ = Kokkos::create_mirror_view_and_copy(Mem(), hx);
     y_ = Vec("y", host_.num_rows);
@@ -134,21 +135,20 @@ class Suite {
       });
     }
 #endif
-    add_format("csr", [this] { return host_; }, {Kernel::scalar, Kernel::vector});
-    add_format("ell", [this] { return to_ell(host_); }, {Kernel::scalar});
-    add_format("ellr", [this] { return to_ellr(host_); }, {Kernel::scalar, Kernel::vector});
-    add_format("sell", [this] { return to_sliced_ell(host_, 32); }, {Kernel::scalar});
-    add_format("sellr", [this] { return to_sliced_ellr(host_, 32); }, {Kernel::scalar, Kernel::vector});
-    add_format("hybrid", [this] { return to_hybrid(host_); }, {Kernel::scalar, Kernel::vector});
-    if (host_.num_cols <= 65535 || choose_boundary(host_).reference_width <= 65535) {
-      add_format("hybrid16", [this] { return to_hybrid<std::uint16_t>(host_); }, {Kernel::vector});
-    }
+    // every format of the registry with each of its kernels
+    const bool fits_16_bits = host_.num_cols <= 65535 || choose_boundary(host_).reference_width <= 65535;
+    for_each_format([&](auto id) {
+      constexpr Format F = decltype(id)::value;
+      if (F == Format::hybrid16 && !fits_16_bits) return;
+      const std::vector<Kernel> kernels = format_kernels(F);
+      add_format(format_info(F).name, [this] { return build_format<F>(host_, FormatParams{}); }, kernels);
+    });
     // the paper's Algorithm 7 as written: no unrolling (one load chain per lane), x not staged
     SpmvOptions alg7{Kernel::vector, 0, 0, 1};
-    alg7.stage_reference_x = 0;
+    alg7.stage_reference_x = StageReferenceX::off;
     add_format("hybrid", [this] { return to_hybrid(host_); }, {Kernel::vector}, alg7, "/unroll:1/unstaged");
     SpmvOptions unstaged{Kernel::vector};
-    unstaged.stage_reference_x = 0;
+    unstaged.stage_reference_x = StageReferenceX::off;
     add_format("hybrid", [this] { return to_hybrid(host_); }, {Kernel::vector}, unstaged, "/unstaged");
     if (settings_.sweep) {
       // lanes per row only exist on GPUs; the host kernels use one lane per row
@@ -160,7 +160,7 @@ class Suite {
             const std::string tag = "/sweep/rpt:" + std::to_string(rpt) + "/vl:" + std::to_string(vl) +
                                     "/unroll:" + std::to_string(unroll);
             SpmvOptions unstaged = o;
-            unstaged.stage_reference_x = 0;
+            unstaged.stage_reference_x = StageReferenceX::off;
             add_format("hybrid", [this] { return to_hybrid(host_); }, {Kernel::vector}, unstaged, tag);
             add_format("csr", [this] { return host_; }, {Kernel::vector}, o, tag);
           }
@@ -174,7 +174,7 @@ class Suite {
               if (team > rpt) continue;
               SpmvOptions o{Kernel::vector, rpt, 32, unroll};
               o.team_size = team;
-              o.stage_reference_x = 1;
+              o.stage_reference_x = StageReferenceX::on;
               const std::string tag = "/sweep/staged/rpt:" + std::to_string(rpt) + "/team:" + std::to_string(team) +
                                       "/unroll:" + std::to_string(unroll);
               add_format("hybrid", [this] { return to_hybrid(host_); }, {Kernel::vector}, o, tag);
@@ -202,7 +202,7 @@ class Suite {
   using Builder = std::function<Prepared()>;
 
   template <class MakeHost>
-  void add_format(const std::string& format, MakeHost make_host, std::initializer_list<Kernel> kernels,
+  void add_format(const std::string& format, MakeHost make_host, const std::vector<Kernel>& kernels,
                   SpmvOptions base = {}, const std::string& tag = "") {
     for (Kernel k : kernels) {
       SpmvOptions o = base;
@@ -210,7 +210,8 @@ class Suite {
       add(format + "/" + kernel_name(k) + tag, [this, make_host, o] {
         using DeviceMatrix = decltype(to_device<Exec>(make_host()));
         auto A = std::make_shared<DeviceMatrix>(to_device<Exec>(make_host()));
-        return Prepared{[A, o, this] { spmv(Exec(), Scalar(1), *A, x_, Scalar(0), y_, o); }, spmv_traffic_bytes(*A)};
+        auto plan = std::make_shared<SpmvPlan<Exec, DeviceMatrix>>(Exec(), *A, o);
+        return Prepared{[A, plan, this] { plan->apply(Scalar(1), x_, Scalar(0), y_); }, spmv_traffic_bytes(*A)};
       });
     }
   }
@@ -271,7 +272,7 @@ class Suite {
     state.counters["MB"] = benchmark::Counter(bytes * 1e-6);
   }
 
-  /// Runs once into a NaN-poisoned y and compares with the host reference; "" if right.
+  /// Runs once into a NaN-poisoned y and compares with the host oracle; "" if right.
   std::string verify() {
     Kokkos::deep_copy(y_, std::numeric_limits<Scalar>::quiet_NaN());
     current_->run();
@@ -280,7 +281,7 @@ class Suite {
     for (int i = 0; i < host_.num_rows; ++i) {
       const double d = std::abs(static_cast<double>(hy(i)) - static_cast<double>(expected_(i)));
       if (!(d <= tol_)) {
-        return "wrong result: y(" + std::to_string(i) + ") = " + std::to_string(hy(i)) + ", reference " +
+        return "wrong result: y(" + std::to_string(i) + ") = " + std::to_string(hy(i)) + ", host oracle " +
                std::to_string(expected_(i));
       }
     }

@@ -3,9 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cispmv/ci.hpp"
-#include "cispmv/davidson.hpp"
-#include "cispmv/determinants.hpp"
-#include "cispmv/fcidump.hpp"
+#include "commands.hpp"
 #include "cispmv/io.hpp"
 #include "test_utils.hpp"
 
@@ -22,8 +20,8 @@
 
 namespace {
 
-using cispmv::Determinant;
-using cispmv::FciDump;
+using cispmv::ci::Determinant;
+using cispmv::ci::FciDump;
 
 std::string data_path(const std::string& name) { return std::string(CISPMV_TEST_DATA_DIR) + "/" + name; }
 
@@ -31,7 +29,7 @@ std::string data_path(const std::string& name) { return std::string(CISPMV_TEST_
 std::string parse_error(const std::string& text) {
   std::istringstream in(text);
   try {
-    cispmv::parse_fcidump(in, "test.fcidump");
+    cispmv::ci::parse_fcidump(in, "test.fcidump");
   } catch (const std::runtime_error& e) {
     return e.what();
   }
@@ -161,7 +159,7 @@ TEST(CiHost, FciDumpParsesMultiLineNamelistInAnyOrder) {
       "\n"
       "  0.125    0 0 0 0\n";
   std::istringstream in(text);
-  const FciDump d = cispmv::parse_fcidump(in, "inline");
+  const FciDump d = cispmv::ci::parse_fcidump(in, "inline");
   EXPECT_EQ(d.num_orbitals, 3);
   EXPECT_EQ(d.num_electrons, 2);
   EXPECT_EQ(d.ms2, 0);
@@ -181,7 +179,7 @@ TEST(CiHost, FciDumpParsesMultiLineNamelistInAnyOrder) {
 
 TEST(CiHost, FciDumpAcceptsAmpersandEndOnTheHeaderLine) {
   std::istringstream in("&FCI NORB=2,NELEC=2,MS2=0,ORBSYM=1,1,ISYM=1,&END\n 1.0 1 1 1 1\n");
-  const FciDump d = cispmv::parse_fcidump(in, "inline");
+  const FciDump d = cispmv::ci::parse_fcidump(in, "inline");
   EXPECT_EQ(d.num_orbitals, 2);
   EXPECT_EQ(d.two(0, 0, 0, 0), 1.0);
 }
@@ -231,15 +229,15 @@ TEST(CiHost, FciDumpErrorsNameTheFileTheLineAndWhatWasExpected) {
   e = parse_error(" &FCI NORB=2,NELEC=2,MS2=1 /\n");
   EXPECT_NE(e.find("MS2"), std::string::npos) << e;
 
-  EXPECT_THROW(cispmv::read_fcidump(data_path("no_such_file.fcidump")), std::runtime_error);
+  EXPECT_THROW(cispmv::ci::read_fcidump(data_path("no_such_file.fcidump")), std::runtime_error);
 }
 
 TEST(CiHost, FciDumpReadsThePySCFFiles) {
-  const FciDump h2 = cispmv::read_fcidump(data_path("h2_sto3g.fcidump"));
+  const FciDump h2 = cispmv::ci::read_fcidump(data_path("h2_sto3g.fcidump"));
   EXPECT_EQ(h2.num_orbitals, 2);
   EXPECT_EQ(h2.num_electrons, 2);
   EXPECT_NEAR(h2.core_energy, 1.0 / (0.74 / 0.52917721092), 1e-6);  // nuclear repulsion 1/R
-  const FciDump h2o = cispmv::read_fcidump(data_path("h2o_631g.fcidump"));
+  const FciDump h2o = cispmv::ci::read_fcidump(data_path("h2o_631g.fcidump"));
   EXPECT_EQ(h2o.num_orbitals, 13);
   EXPECT_EQ(h2o.num_electrons, 10);
   EXPECT_EQ(h2o.orbsym.size(), 13u);
@@ -253,13 +251,13 @@ TEST(CiHost, DeterminantCountPerLevelMatchesBinomials) {
   };
   for (const Case c : {Case{6, 2, 2, 4}, Case{8, 3, 3, 2}, Case{7, 4, 2, 3}, Case{10, 5, 5, 1}, Case{5, 0, 3, 9},
                        Case{12, 4, 4, 8}}) {
-    const auto space = cispmv::make_determinant_space(c.norb, c.na, c.nb, c.level);
-    const auto expected = cispmv::count_determinants_per_level(c.norb, c.na, c.nb, space.max_level);
+    const auto space = cispmv::ci::make_determinant_space(c.norb, c.na, c.nb, c.level);
+    const auto expected = cispmv::ci::count_determinants_per_level(c.norb, c.na, c.nb, space.max_level);
     ASSERT_EQ(space.level_offset.size(), expected.size() + 1);
     for (int l = 0; l <= space.max_level; ++l) {
       EXPECT_EQ(space.level_size(l), expected[l]) << c.norb << " orbitals, level " << l;
       for (std::size_t i = space.level_offset[l]; i < space.level_offset[l + 1]; ++i) {
-        ASSERT_EQ(cispmv::excitation_level(space.reference, space.determinants[i]), l);
+        ASSERT_EQ(cispmv::ci::excitation_level(space.reference, space.determinants[i]), l);
         ASSERT_EQ(__builtin_popcountll(space.determinants[i].alpha), c.na);
         ASSERT_EQ(__builtin_popcountll(space.determinants[i].beta), c.nb);
       }
@@ -270,10 +268,10 @@ TEST(CiHost, DeterminantCountPerLevelMatchesBinomials) {
     EXPECT_EQ(unique.size(), space.size());
   }
   // The closed-shell examples of the issue: CIS, CISD, CISDT of 10 electrons in 19 orbitals.
-  EXPECT_EQ(cispmv::make_determinant_space(19, 5, 5, 1).size(), 1u + 2u * 5u * 14u);
-  EXPECT_EQ(cispmv::make_determinant_space(19, 5, 5, 2).size(), 1u + 140u + 2u * 10u * 91u + 70u * 70u);
+  EXPECT_EQ(cispmv::ci::make_determinant_space(19, 5, 5, 1).size(), 1u + 2u * 5u * 14u);
+  EXPECT_EQ(cispmv::ci::make_determinant_space(19, 5, 5, 2).size(), 1u + 140u + 2u * 10u * 91u + 70u * 70u);
   // Full CI: all C(n, na) C(n, nb) determinants.
-  EXPECT_EQ(cispmv::make_determinant_space(8, 4, 4, 100).size(), 70u * 70u);
+  EXPECT_EQ(cispmv::ci::make_determinant_space(8, 4, 4, 100).size(), 70u * 70u);
 }
 
 TEST(CiHost, IrrepRestrictedSpaceMatchesBruteForceCount) {
@@ -281,7 +279,7 @@ TEST(CiHost, IrrepRestrictedSpaceMatchesBruteForceCount) {
   const int norb = 9, na = 3, nb = 3;
   for (int irrep = 1; irrep <= 4; ++irrep) {
     for (int level = 0; level <= 6; ++level) {
-      const auto space = cispmv::make_determinant_space(norb, na, nb, level, orbsym, irrep);
+      const auto space = cispmv::ci::make_determinant_space(norb, na, nb, level, orbsym, irrep);
       std::size_t count = 0;
       const Determinant ref{0x7, 0x7};
       for (std::uint64_t a = 0; a < (1u << norb); ++a) {
@@ -289,8 +287,8 @@ TEST(CiHost, IrrepRestrictedSpaceMatchesBruteForceCount) {
         for (std::uint64_t b = 0; b < (1u << norb); ++b) {
           if (__builtin_popcountll(b) != nb) continue;
           const Determinant d{a, b};
-          if (cispmv::excitation_level(ref, d) > level) continue;
-          if ((cispmv::string_irrep(a, orbsym) ^ cispmv::string_irrep(b, orbsym)) != static_cast<unsigned>(irrep - 1)) {
+          if (cispmv::ci::excitation_level(ref, d) > level) continue;
+          if ((cispmv::ci::string_irrep(a, orbsym) ^ cispmv::ci::string_irrep(b, orbsym)) != static_cast<unsigned>(irrep - 1)) {
             continue;
           }
           ++count;
@@ -298,7 +296,7 @@ TEST(CiHost, IrrepRestrictedSpaceMatchesBruteForceCount) {
       }
       EXPECT_EQ(space.size(), count) << "irrep " << irrep << " level " << level;
       for (const auto& d : space.determinants) {
-        ASSERT_EQ(cispmv::string_irrep(d.alpha, orbsym) ^ cispmv::string_irrep(d.beta, orbsym),
+        ASSERT_EQ(cispmv::ci::string_irrep(d.alpha, orbsym) ^ cispmv::ci::string_irrep(d.beta, orbsym),
                   static_cast<unsigned>(irrep - 1));
       }
     }
@@ -308,40 +306,40 @@ TEST(CiHost, IrrepRestrictedSpaceMatchesBruteForceCount) {
 TEST(CiHost, DeterminantCountsMatchThePySCFScript) {
   // make_fcidump_refs.py counts every reference space independently with itertools.
   for (const auto& ref : read_references()) {
-    const FciDump d = cispmv::read_fcidump(data_path(ref.fcidump));
-    const auto space = cispmv::make_determinant_space(d, ref.level, ref.restrict_to_isym);
+    const FciDump d = cispmv::ci::read_fcidump(data_path(ref.fcidump));
+    const auto space = cispmv::ci::make_determinant_space(d, ref.level, ref.restrict_to_isym);
     EXPECT_EQ(space.size(), ref.determinants) << ref.name;
   }
 }
 
 TEST(CiHost, DeterminantIndexFindsEveryDeterminantAndNothingElse) {
-  const auto space = cispmv::make_determinant_space(10, 4, 4, 3);
-  const cispmv::DeterminantIndex index(space.determinants);
+  const auto space = cispmv::ci::make_determinant_space(10, 4, 4, 3);
+  const cispmv::ci::DeterminantIndex index(space.determinants);
   for (std::size_t i = 0; i < space.size(); ++i) ASSERT_EQ(index.find(space.determinants[i]), std::int64_t(i));
   EXPECT_EQ(index.find(Determinant{0xF0, 0xF0}), -1);  // level 4: outside CISDT
 }
 
 // ------------------------------------------------------------------------------ Slater-Condon
 TEST(CiHost, ExcitationSignCountsOccupiedOrbitalsBetween) {
-  EXPECT_EQ(cispmv::excitation_sign(0b1011, 0, 2), -1.0);  // orbital 1 in between
-  EXPECT_EQ(cispmv::excitation_sign(0b1011, 3, 2), 1.0);   // nothing between 2 and 3
-  EXPECT_EQ(cispmv::excitation_sign(0b1111, 0, 5), -1.0);  // orbitals 1, 2, 3 in between
-  EXPECT_EQ(cispmv::excitation_sign(0b10111, 4, 0), 1.0);  // orbitals 1, 2 in between (symmetric in i, a)
+  EXPECT_EQ(cispmv::ci::excitation_sign(0b1011, 0, 2), -1.0);  // orbital 1 in between
+  EXPECT_EQ(cispmv::ci::excitation_sign(0b1011, 3, 2), 1.0);   // nothing between 2 and 3
+  EXPECT_EQ(cispmv::ci::excitation_sign(0b1111, 0, 5), -1.0);  // orbitals 1, 2, 3 in between
+  EXPECT_EQ(cispmv::ci::excitation_sign(0b10111, 4, 0), 1.0);  // orbitals 1, 2 in between (symmetric in i, a)
 }
 
 TEST(CiHost, SlaterCondonMatchesSecondQuantisedBruteForce) {
   // 5 orbitals, 10 spin-orbitals, every electron-count sector with at least 2 electrons of some spin.
   const FciDump ints = random_model(5, 4, 1234);
   const auto bf = brute_force_hamiltonian(ints);
-  const cispmv::SlaterCondon sc(ints);
+  const cispmv::ci::SlaterCondon sc(ints);
   auto brute = [&](const Determinant& bra, const Determinant& ket) {
     const auto it = bf.find({bra.alpha | (bra.beta << 5), ket.alpha | (ket.beta << 5)});
     return it == bf.end() ? 0.0 : it->second;
   };
   int compared = 0;
   for (const auto& [na, nb] : std::vector<std::pair<int, int>>{{2, 2}, {3, 1}, {1, 3}, {3, 2}, {4, 1}, {2, 0}, {3, 3}}) {
-    const auto space = cispmv::make_determinant_space(5, na, nb, 100);
-    const auto H = cispmv::build_hamiltonian(ints, space, 0.0);
+    const auto space = cispmv::ci::make_determinant_space(5, na, nb, 100);
+    const auto H = cispmv::ci::build_hamiltonian(ints, space, 0.0);
     cispmv::validate(H);
     std::vector<double> dense(space.size() * space.size(), 0.0);
     for (std::size_t r = 0; r < space.size(); ++r) {
@@ -367,8 +365,8 @@ TEST(CiHost, TruncatedAndSymmetryRestrictedMatricesAreBlocksOfTheBruteForce) {
   const auto bf = brute_force_hamiltonian(ints);
   for (int irrep = 0; irrep <= 4; ++irrep) {
     for (int level = 1; level <= 3; ++level) {
-      const auto space = cispmv::make_determinant_space(6, 3, 3, level, orbsym, irrep);
-      const auto H = cispmv::build_hamiltonian(ints, space, 0.0);
+      const auto space = cispmv::ci::make_determinant_space(6, 3, 3, level, orbsym, irrep);
+      const auto H = cispmv::ci::build_hamiltonian(ints, space, 0.0);
       cispmv::validate(H);
       std::size_t nonzero_expected = 0;
       for (std::size_t i = 0; i < space.size(); ++i) {
@@ -391,9 +389,9 @@ TEST(CiHost, TruncatedAndSymmetryRestrictedMatricesAreBlocksOfTheBruteForce) {
 }
 
 TEST(CiHost, HamiltonianIsExactlySymmetricWithSortedRowsAndStoredDiagonal) {
-  const FciDump d = cispmv::read_fcidump(data_path("h2o_631g.fcidump"));
-  const auto space = cispmv::make_determinant_space(d, 2, false);
-  const auto H = cispmv::build_hamiltonian(d, space);
+  const FciDump d = cispmv::ci::read_fcidump(data_path("h2o_631g.fcidump"));
+  const auto space = cispmv::ci::make_determinant_space(d, 2, false);
+  const auto H = cispmv::ci::build_hamiltonian(d, space);
   cispmv::validate(H);
   std::map<std::pair<int, int>, double> entries;
   for (int r = 0; r < H.num_rows; ++r) {
@@ -416,17 +414,17 @@ TEST(CiHost, HamiltonianIsExactlySymmetricWithSortedRowsAndStoredDiagonal) {
     ASSERT_EQ(it->second, v);  // bit for bit: write_matrix_market(symmetric) relies on it
   }
   // <HF|H|HF> + core energy is the RHF energy; singles do not couple to HF (Brillouin).
-  const cispmv::SlaterCondon sc(d);
+  const cispmv::ci::SlaterCondon sc(d);
   for (std::size_t i = space.level_offset[1]; i < space.level_offset[2]; ++i) {
     EXPECT_NEAR(sc.element(space.determinants[i], space.reference), 0.0, 1e-7);
   }
 }
 
 TEST(CiHost, HamiltonianBuildIsDeterministic) {
-  const FciDump d = cispmv::read_fcidump(data_path("lih_sto3g.fcidump"));
-  const auto space = cispmv::make_determinant_space(d, 4, false);
-  const auto A = cispmv::build_hamiltonian(d, space);
-  const auto B = cispmv::build_hamiltonian(d, space);
+  const FciDump d = cispmv::ci::read_fcidump(data_path("lih_sto3g.fcidump"));
+  const auto space = cispmv::ci::make_determinant_space(d, 4, false);
+  const auto A = cispmv::ci::build_hamiltonian(d, space);
+  const auto B = cispmv::ci::build_hamiltonian(d, space);
   ASSERT_EQ(A.nnz(), B.nnz());
   for (std::size_t k = 0; k < A.nnz(); ++k) {
     ASSERT_EQ(A.col_idx(k), B.col_idx(k));
@@ -442,7 +440,7 @@ TEST(CiHost, JacobiEigenpairsSatisfyTheEigenEquation) {
     for (int i = 0; i < n; ++i) {
       for (int j = 0; j <= i; ++j) a[i * n + j] = a[j * n + i] = rng.uniform() - 0.5;
     }
-    const auto eig = cispmv::jacobi_eigen(a, n);
+    const auto eig = cispmv::solvers::jacobi_eigen(a, n);
     double trace = 0.0, sum = 0.0;
     for (int i = 0; i < n; ++i) trace += a[i * n + i];
     for (int k = 0; k < n; ++k) {
@@ -466,21 +464,21 @@ TEST(CiHost, JacobiEigenpairsSatisfyTheEigenEquation) {
   // Degenerate spectrum: diag(1, 1, 2) rotated.
   const double c = std::cos(0.3), s = std::sin(0.3);
   const std::vector<double> a = {c * c + 2 * s * s, c * s - 2 * s * c, 0, c * s - 2 * s * c, s * s + 2 * c * c, 0, 0, 0, 1};
-  const auto eig = cispmv::jacobi_eigen(a, 3);
+  const auto eig = cispmv::solvers::jacobi_eigen(a, 3);
   EXPECT_NEAR(eig.values[0], 1.0, 1e-15);
   EXPECT_NEAR(eig.values[1], 1.0, 1e-15);
   EXPECT_NEAR(eig.values[2], 2.0, 1e-15);
-  EXPECT_THROW(cispmv::jacobi_eigen({1.0, 2.0}, 2), std::invalid_argument);
+  EXPECT_THROW(cispmv::solvers::jacobi_eigen({1.0, 2.0}, 2), std::invalid_argument);
 }
 
 // ------------------------------------------------------------------------------- the command
 TEST(CiHost, CiCommandPrintsCountsStatisticsAndEnergies) {
-  cispmv::CiCommandOptions opts;
+  cispmv::app::CiCommandOptions opts;
   opts.fcidump = data_path("h2_sto3g.fcidump");
   opts.level = 2;
   opts.roots = 2;
   std::ostringstream out;
-  EXPECT_EQ(cispmv::run_ci_command(opts, out), 0);
+  EXPECT_EQ(cispmv::app::ci_command(opts, out), 0);
   const std::string text = out.str();
   EXPECT_NE(text.find("determinants: 4"), std::string::npos) << text;
   EXPECT_NE(text.find("full CI"), std::string::npos) << text;
@@ -496,12 +494,12 @@ TEST(CiHost, CiCommandPrintsCountsStatisticsAndEnergies) {
   opts.write_mtx = mtx;
   opts.format = "hybrid";
   std::ostringstream out2;
-  EXPECT_EQ(cispmv::run_ci_command(opts, out2), 0);
+  EXPECT_EQ(cispmv::app::ci_command(opts, out2), 0);
   EXPECT_NE(out2.str().find("-7.8823243789"), std::string::npos) << out2.str();  // PySCF: -7.882324378884
   EXPECT_NE(out2.str().find("format hybrid"), std::string::npos) << out2.str();
   const auto back = cispmv::read_matrix_market(mtx);
-  const FciDump lih = cispmv::read_fcidump(opts.fcidump);
-  const auto H = cispmv::build_hamiltonian(lih, cispmv::make_determinant_space(lih, 4, true));
+  const FciDump lih = cispmv::ci::read_fcidump(opts.fcidump);
+  const auto H = cispmv::ci::build_hamiltonian(lih, cispmv::ci::make_determinant_space(lih, 4, true));
   ASSERT_EQ(back.nnz(), H.nnz());
   for (std::size_t k = 0; k < H.nnz(); ++k) {
     ASSERT_EQ(back.col_idx(k), H.col_idx(k));
@@ -511,8 +509,8 @@ TEST(CiHost, CiCommandPrintsCountsStatisticsAndEnergies) {
   opts.write_mtx.clear();
 
   opts.format = "no-such-format";
-  EXPECT_THROW(cispmv::run_ci_command(opts, out), std::invalid_argument);
+  EXPECT_THROW(cispmv::app::ci_command(opts, out), std::invalid_argument);
   opts.format = "csr";
   opts.roots = 226;  // LiH full CI has 225 determinants
-  EXPECT_THROW(cispmv::run_ci_command(opts, out), std::invalid_argument);
+  EXPECT_THROW(cispmv::app::ci_command(opts, out), std::invalid_argument);
 }

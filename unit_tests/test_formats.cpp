@@ -50,16 +50,16 @@ TEST(PaperExample, SlicedEllpackSlicesEqualThePaperListing) {
 
 TEST(PaperExample, HybridSplitsTheFirstBoundaryNonzerosOfEachRow) {
   const auto H = to_hybrid(paper_example(), 1);
-  EXPECT_EQ(flat(H.ref_values), (V{1, 2, 4, 6, 7, 8}));
-  EXPECT_EQ(flat(H.ref_col_idx), (V{0, 2, 1, 2, 3, 4}));
-  EXPECT_EQ(flat(H.ref_row_length), (V{1, 1, 1, 1, 1, 1}));
-  EXPECT_EQ(flat(H.exp_row_ptr), (V{0, 0, 1, 2, 2, 2, 2}));
-  EXPECT_EQ(flat(H.exp_col_idx), (V{4, 4}));
-  EXPECT_EQ(flat(H.exp_values), (V{3, 5}));
-  EXPECT_EQ(H.ref_nnz, 6u);
+  EXPECT_EQ(flat(H.reference_values), (V{1, 2, 4, 6, 7, 8}));
+  EXPECT_EQ(flat(H.reference_col_idx), (V{0, 2, 1, 2, 3, 4}));
+  EXPECT_EQ(flat(H.reference_row_length), (V{1, 1, 1, 1, 1, 1}));
+  EXPECT_EQ(flat(H.expansion_row_ptr), (V{0, 0, 1, 2, 2, 2, 2}));
+  EXPECT_EQ(flat(H.expansion_col_idx), (V{4, 4}));
+  EXPECT_EQ(flat(H.expansion_values), (V{3, 5}));
+  EXPECT_EQ(H.reference_nnz, 6u);
   const auto H2 = to_hybrid(paper_example(), 2);  // rows of length 1 are padded with column -1
-  EXPECT_EQ(flat(H2.ref_col_idx), (V{0, -1, 2, 4, 1, 4, 2, -1, 3, -1, 4, -1}));
-  EXPECT_EQ(H2.exp_nnz(), 0u);
+  EXPECT_EQ(flat(H2.reference_col_idx), (V{0, -1, 2, 4, 1, 4, 2, -1, 3, -1, 4, -1}));
+  EXPECT_EQ(H2.expansion_nnz(), 0u);
 }
 
 template <class Host>
@@ -153,12 +153,12 @@ TEST(Conversions, AutomaticBoundaryFindsTheReferenceRegion) {
 
 // Table 5, "Pro. Model" column, from the Table 3 statistics (ROWS = 32768, BOUNDARY = 655).
 TEST(PaperReports, ProposedModelMemoryReproducesTable5) {
-  const std::size_t exp_nnz[10] = {9678327, 9673031, 9666827, 9670529, 9669733,
+  const std::size_t expansion_nnz[10] = {9678327, 9673031, 9666827, 9670529, 9669733,
                                     9673530, 9666857, 9670234, 9661419, 9670316};
   const double table5[10] = {356.76, 356.70, 356.63, 356.67, 356.66, 356.70, 356.63, 356.67, 356.57, 356.67};
   const PaperMemoryModel paper;
   for (int m = 0; m < 10; ++m) {
-    const double mib = to_mib(paper.hybrid(32768, 655, exp_nnz[m]));
+    const double mib = to_mib(paper.hybrid(32768, 655, expansion_nnz[m]));
     EXPECT_NEAR(mib, table5[m], 0.005 + 1e-9) << "matrix " << m + 1;
   }
   EXPECT_EQ(paper.hybrid(32768, 655, 9678327), 374089620u);
@@ -171,12 +171,12 @@ TEST(PaperReports, ProposedModelMemoryReproducesTable5) {
 TEST(PaperReports, RegionSparsityReproducesTable4) {
   MatrixStats s;
   s.rows = s.cols = 32768;
-  s.ref_nnz = 21463040;
-  s.exp_nnz = 9678327;
-  s.nnz = s.ref_nnz + s.exp_nnz;
+  s.reference_nnz = 21463040;
+  s.expansion_nnz = 9678327;
+  s.nnz = s.reference_nnz + s.expansion_nnz;
   set_region_sparsity(s, 0.1 * 32768);
-  EXPECT_NEAR(s.ref_sparsity, 0.800110, 5e-7);
-  EXPECT_NEAR(s.exp_sparsity, 0.989985, 5e-7);
+  EXPECT_NEAR(s.reference_sparsity, 0.800110, 5e-7);
+  EXPECT_NEAR(s.expansion_sparsity, 0.989985, 5e-7);
   EXPECT_NEAR(s.total_sparsity, 0.970997, 5e-7);
 }
 
@@ -192,7 +192,7 @@ TEST(PaperReports, AllocatedBytesAgreeWithTheFormulasWhereTheLayoutsAgree) {
   // Sliced ELLPACK adds the slice offsets
   const auto S = to_sliced_ell(A, 8);
   EXPECT_EQ(allocated_bytes(S), paper_model_bytes(S) + 9 * sizeof(unsigned));
-  // hybrid: our ref_row_length + exp_row_ptr (2*ROWS + 1 words) replace the paper's three
+  // hybrid: our reference_row_length + expansion_row_ptr (2*ROWS + 1 words) replace the paper's three
   // per-row arrays (3*ROWS words)
   const auto H = to_hybrid(A, 5);
   EXPECT_EQ(allocated_bytes(H) + 64 * sizeof(unsigned) - sizeof(unsigned), paper_model_bytes(H));
@@ -201,8 +201,8 @@ TEST(PaperReports, AllocatedBytesAgreeWithTheFormulasWhereTheLayoutsAgree) {
 TEST(PaperReports, StatsCountRegionsLongestRowAndEmptyRows) {
   const auto s = compute_stats(paper_example(), 1, 0.5 * 5);
   EXPECT_EQ(s.nnz, 8u);
-  EXPECT_EQ(s.ref_nnz, 6u);
-  EXPECT_EQ(s.exp_nnz, 2u);
+  EXPECT_EQ(s.reference_nnz, 6u);
+  EXPECT_EQ(s.expansion_nnz, 2u);
   EXPECT_EQ(s.longest_row_length, 2);
   EXPECT_EQ(s.longest_row, 1);
   EXPECT_EQ(s.rows_over_boundary, 2);

@@ -52,9 +52,9 @@ CiMatrixParams small_params(std::int64_t rows, std::uint64_t seed = 1) {
 
 std::size_t row_length(const HostCsr& A, int r) { return A.row_ptr(r + 1) - A.row_ptr(r); }
 
-std::size_t reference_count(const HostCsr& A, int r, std::int64_t ref_width) {
+std::size_t reference_count(const HostCsr& A, int r, std::int64_t reference_width) {
   std::size_t n = 0;
-  for (std::size_t k = A.row_ptr(r); k < A.row_ptr(r + 1); ++k) n += A.col_idx(k) < ref_width;
+  for (std::size_t k = A.row_ptr(r); k < A.row_ptr(r + 1); ++k) n += A.col_idx(k) < reference_width;
   return n;
 }
 
@@ -121,29 +121,29 @@ TEST(CiGenerator, MatchesRecordedFingerprintsOnEveryPlatform) {
 TEST(CiGenerator, EveryRowHasTheExactReferenceCountAndSortedDistinctColumns) {
   const CiMatrixParams p = small_params(20000, 5);
   const cispmv::CiLayout layout = cispmv::ci_layout(p);
-  EXPECT_EQ(layout.ref_width, 2000);
-  EXPECT_EQ(layout.ref_per_row, 400);
+  EXPECT_EQ(layout.reference_width, 2000);
+  EXPECT_EQ(layout.reference_per_row, 400);
   const HostCsr A = cispmv::generate_ci_matrix(p);
   cispmv::validate(A);
   EXPECT_TRUE(rows_sorted_and_distinct(A));
-  std::size_t exp_total = 0, longest = 0;
-  std::size_t exp_min = A.nnz(), exp_max = 0;
+  std::size_t expansion_total = 0, longest = 0;
+  std::size_t expansion_min = A.nnz(), expansion_max = 0;
   for (int r = 0; r < A.num_rows; ++r) {
-    ASSERT_EQ(reference_count(A, r, layout.ref_width), 400u) << "row " << r;
+    ASSERT_EQ(reference_count(A, r, layout.reference_width), 400u) << "row " << r;
     const std::size_t exp = row_length(A, r) - 400;
-    exp_total += exp;
-    exp_min = std::min(exp_min, exp);
-    exp_max = std::max(exp_max, exp);
+    expansion_total += exp;
+    expansion_min = std::min(expansion_min, exp);
+    expansion_max = std::max(expansion_max, exp);
     longest = std::max(longest, row_length(A, r));
   }
   // Expansion lengths are uniform on m [1 - a, 1 + a] (+1 for the stochastic rounding).
-  const double m = layout.exp_mean;
+  const double m = layout.expansion_mean;
   const double a = p.row_irregularity;
   EXPECT_NEAR(m, 0.01 * 18000, 1e-9);
-  EXPECT_NEAR(static_cast<double>(exp_total) / A.num_rows, m, 0.01 * m);
-  EXPECT_GE(static_cast<double>(exp_min), std::floor(m * (1 - a)));
-  EXPECT_LE(static_cast<std::int64_t>(exp_max), layout.exp_max);
-  EXPECT_GE(static_cast<double>(exp_max), m * (1 + a) - 2);  // 20,000 rows reach the top
+  EXPECT_NEAR(static_cast<double>(expansion_total) / A.num_rows, m, 0.01 * m);
+  EXPECT_GE(static_cast<double>(expansion_min), std::floor(m * (1 - a)));
+  EXPECT_LE(static_cast<std::int64_t>(expansion_max), layout.expansion_max);
+  EXPECT_GE(static_cast<double>(expansion_max), m * (1 + a) - 2);  // 20,000 rows reach the top
   const double mean_row = static_cast<double>(A.nnz()) / A.num_rows;
   EXPECT_NEAR(static_cast<double>(longest) / mean_row, (400 + m * (1 + a)) / (400 + m), 0.01);
 }
@@ -194,7 +194,7 @@ TEST(CiGenerator, PinnedLongestRowIsTheUniqueLongestRow) {
   const cispmv::CiLayout layout = cispmv::ci_layout(p);
   const HostCsr A = cispmv::generate_ci_matrix(p);
   const auto pinned = static_cast<std::int64_t>(row_length(A, 4321));
-  EXPECT_EQ(pinned, layout.ref_per_row + layout.exp_max);
+  EXPECT_EQ(pinned, layout.reference_per_row + layout.expansion_max);
   for (int r = 0; r < A.num_rows; ++r) {
     if (r != 4321) {
       ASSERT_LT(static_cast<std::int64_t>(row_length(A, r)), pinned) << "row " << r;
@@ -204,18 +204,18 @@ TEST(CiGenerator, PinnedLongestRowIsTheUniqueLongestRow) {
 
 TEST(CiGenerator, TinyAndExtremeParametersGiveValidMatrices) {
   for (const std::int64_t rows : {1, 2, 3, 10, 64, 65}) {
-    for (const double ref_fraction : {0.0, 0.1, 0.5, 1.0}) {
+    for (const double reference_fraction : {0.0, 0.1, 0.5, 1.0}) {
       for (const double density : {0.0, 0.3, 1.0}) {
         CiMatrixParams p;
         p.rows = rows;
-        p.ref_fraction = ref_fraction;
-        p.ref_density = density;
-        p.exp_density = density;
+        p.reference_fraction = reference_fraction;
+        p.reference_density = density;
+        p.expansion_density = density;
         p.row_irregularity = 1.0;
         for (const bool symmetric : {false, true}) {
           p.symmetric = symmetric;
           const HostCsr A = cispmv::generate_ci_matrix(p);
-          SCOPED_TRACE("rows " + std::to_string(rows) + " ref_fraction " + std::to_string(ref_fraction) +
+          SCOPED_TRACE("rows " + std::to_string(rows) + " reference_fraction " + std::to_string(reference_fraction) +
                        " density " + std::to_string(density) + (symmetric ? " symmetric" : ""));
           ASSERT_NO_THROW(cispmv::validate(A));
           EXPECT_TRUE(rows_sorted_and_distinct(A));
@@ -223,7 +223,7 @@ TEST(CiGenerator, TinyAndExtremeParametersGiveValidMatrices) {
           if (density == 1.0 && !symmetric) {
             const cispmv::CiLayout layout = cispmv::ci_layout(p);
             for (int r = 0; r < A.num_rows; ++r) {
-              EXPECT_EQ(reference_count(A, r, layout.ref_width), static_cast<std::size_t>(layout.ref_width));
+              EXPECT_EQ(reference_count(A, r, layout.reference_width), static_cast<std::size_t>(layout.reference_width));
             }
           }
         }
@@ -241,9 +241,9 @@ TEST(CiGenerator, InvalidParametersThrowInvalidArgument) {
   const CiMatrixParams bad[] = {
       with([](CiMatrixParams& p) { p.rows = 0; }),
       with([](CiMatrixParams& p) { p.rows = std::int64_t(1) << 31; }),
-      with([](CiMatrixParams& p) { p.ref_fraction = 1.5; }),
-      with([](CiMatrixParams& p) { p.ref_density = -0.1; }),
-      with([](CiMatrixParams& p) { p.exp_density = std::nan(""); }),
+      with([](CiMatrixParams& p) { p.reference_fraction = 1.5; }),
+      with([](CiMatrixParams& p) { p.reference_density = -0.1; }),
+      with([](CiMatrixParams& p) { p.expansion_density = std::nan(""); }),
       with([](CiMatrixParams& p) { p.row_irregularity = 2; }),
       with([](CiMatrixParams& p) { p.longest_row = p.rows; }),
       with([](CiMatrixParams& p) {
@@ -282,14 +282,14 @@ TEST(CiGenerator, SymmetricOptionGivesAMatrixEqualToItsTranspose) {
     }
   }
   // Expansion rows keep the non-symmetric statistics on average; reference rows hold the mirror
-  // of the whole reference region (about ref_density * N entries).
-  double exp_rows_total = 0, ref_rows_total = 0;
+  // of the whole reference region (about reference_density * N entries).
+  double expansion_rows_total = 0, reference_rows_total = 0;
   for (int r = 0; r < A.num_rows; ++r) {
-    (r < layout.ref_width ? ref_rows_total : exp_rows_total) += static_cast<double>(row_length(A, r));
+    (r < layout.reference_width ? reference_rows_total : expansion_rows_total) += static_cast<double>(row_length(A, r));
   }
-  const double exp_rows = static_cast<double>(A.num_rows - layout.ref_width);
-  EXPECT_NEAR(exp_rows_total / exp_rows, layout.ref_per_row + layout.exp_mean + 1, 0.02 * (layout.ref_per_row + layout.exp_mean));
-  EXPECT_NEAR(ref_rows_total / layout.ref_width, p.ref_density * p.rows, 0.05 * p.ref_density * p.rows);
+  const double expansion_rows = static_cast<double>(A.num_rows - layout.reference_width);
+  EXPECT_NEAR(expansion_rows_total / expansion_rows, layout.reference_per_row + layout.expansion_mean + 1, 0.02 * (layout.reference_per_row + layout.expansion_mean));
+  EXPECT_NEAR(reference_rows_total / layout.reference_width, p.reference_density * p.rows, 0.05 * p.reference_density * p.rows);
 }
 
 // ------------------------------------------------------------------------------ suite
@@ -323,23 +323,23 @@ TEST(CiGeneratorSuite, UnknownOrMalformedNamesThrowInvalidArgument) {
 TEST(CiGeneratorSuite, ScaledMatricesKeepAbout950NonzerosPerRowUpToAMillionRows) {
   for (std::int64_t rows = 32768; rows <= (std::int64_t(1) << 20); rows *= 2) {
     const cispmv::CiLayout layout = cispmv::ci_layout(cispmv::suite_params("scaled-" + std::to_string(rows)));
-    EXPECT_EQ(layout.ref_width, std::llround(0.1 * rows));
-    EXPECT_EQ(layout.ref_per_row, 655) << rows;
-    EXPECT_NEAR(layout.exp_mean, 294.9, 0.1) << rows;
-    EXPECT_EQ(layout.ref_per_row + layout.exp_max, 1074) << rows;  // 1.13 x the mean row 950
+    EXPECT_EQ(layout.reference_width, std::llround(0.1 * rows));
+    EXPECT_EQ(layout.reference_per_row, 655) << rows;
+    EXPECT_NEAR(layout.expansion_mean, 294.9, 0.1) << rows;
+    EXPECT_EQ(layout.reference_per_row + layout.expansion_max, 1074) << rows;  // 1.13 x the mean row 950
   }
   const cispmv::CiLayout odd = cispmv::ci_layout(cispmv::suite_params("scaled-50000"));
-  EXPECT_EQ(odd.ref_per_row, 655);
-  EXPECT_NEAR(odd.exp_mean, 294.9, 0.1);
+  EXPECT_EQ(odd.reference_per_row, 655);
+  EXPECT_NEAR(odd.expansion_mean, 294.9, 0.1);
   // Below 32,768 rows the paper's densities are kept.
   const cispmv::CiLayout small = cispmv::ci_layout(cispmv::suite_params("scaled-4096"));
-  EXPECT_EQ(small.ref_width, 410);
-  EXPECT_EQ(small.ref_per_row, 82);
-  EXPECT_NEAR(small.exp_mean, 0.01 * (4096 - 410), 1e-9);
+  EXPECT_EQ(small.reference_width, 410);
+  EXPECT_EQ(small.reference_per_row, 82);
+  EXPECT_NEAR(small.expansion_mean, 0.01 * (4096 - 410), 1e-9);
 }
 
 TEST(CiGeneratorSuite, PaperParametersReproduceTable3Layouts) {
-  const std::int64_t exp_nnz[10] = {9678327, 9673031, 9666827, 9670529, 9669733,
+  const std::int64_t expansion_nnz[10] = {9678327, 9673031, 9666827, 9670529, 9669733,
                                     9673530, 9666857, 9670234, 9661419, 9670316};
   const std::int64_t longest[10] = {1074, 1069, 1078, 1068, 1060, 1069, 1079, 1077, 1067, 1064};
   const std::int64_t longest_row[10] = {5314, 6144, 22358, 21549, 4233, 28394, 21836, 20148, 12787, 25678};
@@ -349,12 +349,12 @@ TEST(CiGeneratorSuite, PaperParametersReproduceTable3Layouts) {
     SCOPED_TRACE("paper32k-" + std::to_string(i));
     EXPECT_EQ(p.rows, 32768);
     EXPECT_EQ(p.seed, static_cast<std::uint64_t>(i));
-    EXPECT_EQ(layout.ref_width, 3277);
-    EXPECT_EQ(layout.ref_per_row, 655);  // 32768 x 655 = 21,463,040 reference nonzeros
-    EXPECT_EQ(layout.ref_per_row + layout.exp_max, longest[i - 1]);
+    EXPECT_EQ(layout.reference_width, 3277);
+    EXPECT_EQ(layout.reference_per_row, 655);  // 32768 x 655 = 21,463,040 reference nonzeros
+    EXPECT_EQ(layout.reference_per_row + layout.expansion_max, longest[i - 1]);
     EXPECT_EQ(p.longest_row, longest_row[i - 1]);
-    const double expected_exp = layout.exp_mean * 32767 + static_cast<double>(layout.exp_max);
-    EXPECT_NEAR(expected_exp, static_cast<double>(exp_nnz[i - 1]), 1.0);
+    const double expected_exp = layout.expansion_mean * 32767 + static_cast<double>(layout.expansion_max);
+    EXPECT_NEAR(expected_exp, static_cast<double>(expansion_nnz[i - 1]), 1.0);
   }
 }
 
@@ -395,8 +395,8 @@ TEST(CiGeneratorSuite, Paper32k1MatchesTable3WithinOnePercent) {
   EXPECT_EQ(choice.reference_width, 3277);
   EXPECT_EQ(choice.boundary, 655);
   const auto stats = cispmv::compute_stats(A, choice.boundary, 3276.8);
-  EXPECT_EQ(stats.ref_nnz, 21463040u);
-  EXPECT_EQ(stats.exp_nnz, exp);
+  EXPECT_EQ(stats.reference_nnz, 21463040u);
+  EXPECT_EQ(stats.expansion_nnz, exp);
   EXPECT_EQ(stats.longest_row, 5314);
 }
 

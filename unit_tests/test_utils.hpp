@@ -1,11 +1,12 @@
 #pragma once
 // Shared test helpers: deterministic random matrices, the paper's example, allclose, and the
-// "every format x kernel against the host reference" driver.
+// "every format x kernel against the host oracle" driver.
 
 #include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
 
 #include "cispmv/cispmv.hpp"
+#include "cispmv/impl/hash.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -16,16 +17,11 @@
 
 namespace cispmv::test {
 
-/// splitmix64: tiny, deterministic on every platform.
+/// splitmix64 (cispmv/impl/hash.hpp): tiny, deterministic on every platform.
 struct Rng {
-  std::uint64_t state;
-  explicit Rng(std::uint64_t seed) : state(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
+  impl::SplitMix64 rng;
+  explicit Rng(std::uint64_t seed) : rng(seed) {}
+  std::uint64_t next() { return rng.next(); }
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
   int below(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
 };
@@ -106,20 +102,20 @@ template <class A, class B>
 }
 
 /// Runs y = beta*y + alpha*A*x with `Matrix` (a host format, moved to Exec's memory space) and
-/// `kernel`, and compares with the host reference on the CSR matrix `ref`.
+/// `kernel`, and compares with the host oracle on the CSR matrix `oracle`.
 template <class Exec, class HostFormat, class Scalar, class Offset>
-void expect_matches_reference(const HostFormat& host_format, const HostCsrMatrix<Scalar, int, Offset>& ref,
+void expect_matches_oracle(const HostFormat& host_format, const HostCsrMatrix<Scalar, int, Offset>& oracle,
                               SpmvOptions opts, Scalar alpha, Scalar beta, std::uint64_t seed) {
   SCOPED_TRACE(std::string("format ") + HostFormat::format_name + ", kernel " + kernel_name(opts.kernel) +
                ", rows/team " + std::to_string(opts.rows_per_team) + ", vector " + std::to_string(opts.vector_length) +
                ", unroll " + std::to_string(opts.unroll) + ", beta " + std::to_string(beta) + ", exec " + Exec::name());
   const auto A = to_device<Exec>(host_format);
-  const auto hx = random_vector<Scalar>(ref.num_cols, seed);
-  auto hy0 = random_vector<Scalar>(ref.num_rows, seed + 1);
+  const auto hx = random_vector<Scalar>(oracle.num_cols, seed);
+  auto hy0 = random_vector<Scalar>(oracle.num_rows, seed + 1);
   if (beta == Scalar(0)) Kokkos::deep_copy(hy0, std::numeric_limits<Scalar>::quiet_NaN());  // must not be read
-  Kokkos::View<Scalar*, Kokkos::HostSpace> expected("expected", ref.num_rows);
+  Kokkos::View<Scalar*, Kokkos::HostSpace> expected("expected", oracle.num_rows);
   Kokkos::deep_copy(expected, hy0);
-  reference_spmv(alpha, ref, hx, beta, expected);
+  host_oracle_spmv(alpha, oracle, hx, beta, expected);
 
   auto x = Kokkos::create_mirror_view_and_copy(typename Exec::memory_space(), hx);
   auto y = Kokkos::create_mirror_view_and_copy(typename Exec::memory_space(), hy0);
@@ -129,25 +125,24 @@ void expect_matches_reference(const HostFormat& host_format, const HostCsrMatrix
   for (std::size_t i = 0; i < hy0.extent(0); ++i) {
     if (beta != Scalar(0)) beta_y = std::max(beta_y, std::abs(static_cast<double>(beta * hy0(i))));
   }
-  EXPECT_TRUE(allclose(y, expected, spmv_tolerance(ref, hx, alpha, beta_y)));
+  EXPECT_TRUE(allclose(y, expected, spmv_tolerance(oracle, hx, alpha, beta_y)));
 }
 
-/// Every format x kernel of cispmv on Exec against the reference, for one matrix.
+/// Every format of the registry x each of its kernels (and Kernel::automatic) on Exec against the
+/// host oracle, for one matrix.
 template <class Exec, class Scalar, class Offset>
-void expect_all_formats_match_reference(const HostCsrMatrix<Scalar, int, Offset>& A, int boundary, Scalar alpha,
-                                        Scalar beta, std::uint64_t seed, int slice_height = 32) {
-  for (Kernel k : {Kernel::scalar, Kernel::vector, Kernel::automatic}) {
-    const SpmvOptions o{k};
-    expect_matches_reference<Exec>(A, A, o, alpha, beta, seed);
-    expect_matches_reference<Exec>(to_ellr(A), A, o, alpha, beta, seed);
-    expect_matches_reference<Exec>(to_sliced_ellr(A, slice_height), A, o, alpha, beta, seed);
-    expect_matches_reference<Exec>(to_hybrid(A, boundary), A, o, alpha, beta, seed);
-    if (A.num_cols <= 65535) expect_matches_reference<Exec>(to_hybrid<std::uint16_t>(A, boundary), A, o, alpha, beta, seed);
-  }
-  for (Kernel k : {Kernel::scalar, Kernel::automatic}) {
-    const SpmvOptions o{k};
-    expect_matches_reference<Exec>(to_ell(A), A, o, alpha, beta, seed);
-    expect_matches_reference<Exec>(to_sliced_ell(A, slice_height), A, o, alpha, beta, seed);
+void expect_all_formats_match_oracle(const HostCsrMatrix<Scalar, int, Offset>& A, int boundary, Scalar alpha,
+                                     Scalar beta, std::uint64_t seed, int slice_height = 32) {
+  FormatParams params;
+  params.boundary = boundary;
+  params.slice_height = slice_height;
+  for (const FormatInfo& info : format_registry) {
+    if (info.format == Format::hybrid16 && A.num_cols > 65535) continue;  // 16-bit reference columns
+    std::vector<Kernel> kernels = format_kernels(info.format);
+    kernels.push_back(Kernel::automatic);
+    with_host_format(info.format, A, params, [&](const auto& host_format) {
+      for (Kernel k : kernels) expect_matches_oracle<Exec>(host_format, A, SpmvOptions{k}, alpha, beta, seed);
+    });
   }
 }
 

@@ -7,8 +7,6 @@
 
 #include "cispmv/ci.hpp"
 #include "cispmv/convert.hpp"
-#include "cispmv/davidson.hpp"
-#include "cispmv/fcidump.hpp"
 #include "cispmv/spmv.hpp"
 #include "test_utils.hpp"
 
@@ -53,10 +51,10 @@ CiReference ci_reference(const std::string& name) {
 // The lowest eigenpairs of a host CSR matrix by Davidson in `Format` on TEST_EXECSPACE.
 template <class HostMatrix>
 auto davidson_on_backend(const HostMatrix& A_host, const cispmv::HostCsrMatrix<double, int, std::size_t>& H,
-                         const cispmv::DavidsonOptions& opts) {
+                         const cispmv::solvers::DavidsonOptions& opts) {
   const auto A = cispmv::to_device<TEST_EXECSPACE>(A_host);
-  const auto diagonal = Kokkos::create_mirror_view_and_copy(TEST_EXECSPACE::memory_space(), cispmv::csr_diagonal(H));
-  return cispmv::davidson(TEST_EXECSPACE(), A, diagonal, opts);
+  const auto diagonal = Kokkos::create_mirror_view_and_copy(TEST_EXECSPACE::memory_space(), cispmv::ci::csr_diagonal(H));
+  return cispmv::solvers::davidson(TEST_EXECSPACE(), A, diagonal, opts);
 }
 
 // Builds the reference's space and Hamiltonian, solves for all of its roots and checks
@@ -64,15 +62,15 @@ auto davidson_on_backend(const HostMatrix& A_host, const cispmv::HostCsrMatrix<d
 void check_against_pyscf(const std::string& name, const std::string& format = "csr", double tolerance = 1e-6) {
   const CiReference ref = ci_reference(name);
   ASSERT_FALSE(ref.energies.empty());
-  const cispmv::FciDump dump = cispmv::read_fcidump(std::string(CISPMV_TEST_DATA_DIR) + "/" + ref.fcidump);
-  const auto space = cispmv::make_determinant_space(dump, ref.level, ref.restrict_to_isym);
+  const cispmv::ci::FciDump dump = cispmv::ci::read_fcidump(std::string(CISPMV_TEST_DATA_DIR) + "/" + ref.fcidump);
+  const auto space = cispmv::ci::make_determinant_space(dump, ref.level, ref.restrict_to_isym);
   ASSERT_EQ(space.size(), ref.determinants) << name;
-  const auto H = cispmv::build_hamiltonian(dump, space);
+  const auto H = cispmv::ci::build_hamiltonian(dump, space);
 
-  cispmv::DavidsonOptions opts;
+  cispmv::solvers::DavidsonOptions opts;
   opts.num_roots = static_cast<int>(ref.energies.size());
   opts.residual_tolerance = tolerance;
-  cispmv::DavidsonResult<TEST_EXECSPACE::memory_space> result;
+  cispmv::solvers::DavidsonResult<TEST_EXECSPACE::memory_space> result;
   if (format == "hybrid") {
     result = davidson_on_backend(cispmv::to_hybrid(H), H, opts);
   } else if (format == "sell") {
@@ -143,9 +141,9 @@ TEST(TEST_CATEGORY, CiDavidsonMatchesJacobiOnRandomSymmetricMatrix) {
   const auto A = random_symmetric(n, 2024);
   cispmv::validate(A);
   const auto dense = dense_of(A);
-  const auto exact = cispmv::jacobi_eigen(dense, n);
+  const auto exact = cispmv::solvers::jacobi_eigen(dense, n);
   for (const int max_subspace : {0, 12}) {  // 12 forces restarts
-    cispmv::DavidsonOptions opts;
+    cispmv::solvers::DavidsonOptions opts;
     opts.num_roots = 4;
     opts.residual_tolerance = 1e-9;
     opts.max_subspace = max_subspace;
@@ -185,9 +183,9 @@ TEST(TEST_CATEGORY, CiDavidsonIsExactOnceTheBasisSpansTheSpace) {
   // lower eigenvalues in another (CiDavidsonFindsRootsInUncoupledBlocksWithMoreGuesses).
   for (const int n : {1, 3, 5}) {
     const auto A = random_symmetric(n, 3 + n, 1.0);
-    const auto exact = cispmv::jacobi_eigen(dense_of(A), n);
+    const auto exact = cispmv::solvers::jacobi_eigen(dense_of(A), n);
     for (int roots = 1; roots <= n; ++roots) {
-      cispmv::DavidsonOptions opts;
+      cispmv::solvers::DavidsonOptions opts;
       opts.num_roots = roots;
       opts.residual_tolerance = 1e-12;
       const auto res = davidson_on_backend(A, A, opts);
@@ -195,11 +193,11 @@ TEST(TEST_CATEGORY, CiDavidsonIsExactOnceTheBasisSpansTheSpace) {
       EXPECT_LE(res.subspace_size, n);
       for (int c = 0; c < roots; ++c) EXPECT_NEAR(res.eigenvalues[c], exact.values[c], 1e-13);
     }
-    cispmv::DavidsonOptions opts;
+    cispmv::solvers::DavidsonOptions opts;
     opts.num_roots = n + 1;
     EXPECT_THROW(davidson_on_backend(A, A, opts), std::invalid_argument);
   }
-  cispmv::DavidsonOptions opts;
+  cispmv::solvers::DavidsonOptions opts;
   opts.num_roots = 4;
   opts.max_subspace = 7;  // < 2 * num_roots on a matrix larger than the basis
   EXPECT_THROW(davidson_on_backend(random_symmetric(50, 1), random_symmetric(50, 1), opts), std::invalid_argument);
@@ -217,7 +215,7 @@ TEST(TEST_CATEGORY, CiDavidsonFindsRootsInUncoupledBlocksWithMoreGuesses) {
     A.col_idx(k) = col[k];
     A.values(k) = val[k];
   }
-  cispmv::DavidsonOptions opts;
+  cispmv::solvers::DavidsonOptions opts;
   const auto one = davidson_on_backend(A, A, opts);
   EXPECT_TRUE(one.converged);
   EXPECT_NEAR(one.eigenvalues[0], 0.0, 1e-14);  // an eigenvalue, not the lowest: documented limitation

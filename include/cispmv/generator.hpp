@@ -4,10 +4,10 @@
 /// named suite of test matrices (`paper32k-1` .. `paper32k-10`, `scaled-<rows>`).
 ///
 /// Structure of a generated N x N matrix: the *reference region* is the first
-/// W = round(ref_fraction * N) columns, where every row has exactly round(ref_density * W)
+/// W = round(reference_fraction * N) columns, where every row has exactly round(reference_density * W)
 /// nonzeros (655 for the paper's N = 32768: this is BOUNDARY of the hybrid format); the
 /// *expansion region* is the other N - W columns, where row r has a length drawn around the mean
-/// exp_density * (N - W) (rule below). Columns within a row are distinct and sorted.
+/// expansion_density * (N - W) (rule below). Columns within a row are distinct and sorted.
 ///
 /// Determinism: row r depends only on (seed, r), through a counter-based hash (splitmix64
 /// finaliser of (seed, row, stream, counter)) and integer arithmetic for every decision that
@@ -26,7 +26,7 @@ namespace cispmv {
 
 /// Parameters of a CI-like matrix. Defaults are the paper's 32,768-row matrices (Tables 3-4).
 ///
-/// Row-length rule of the expansion region: with mean m = exp_density * (N - W) and a =
+/// Row-length rule of the expansion region: with mean m = expansion_density * (N - W) and a =
 /// row_irregularity, row r gets floor(m * (1 + a * u_r) + v_r) entries, u_r uniform in [-1, 1]
 /// and v_r uniform in [0, 1) (stochastic rounding), both from the row's hash. Lengths are thus
 /// uniform on [m(1 - a), m(1 + a)] with mean m; the longest row is about ref + m(1 + a), which for
@@ -35,12 +35,12 @@ namespace cispmv {
 struct CiMatrixParams {
   /// N: the matrix is N x N, 1 <= N <= 2^31 - 1.
   std::int64_t rows = 32768;
-  /// The reference region spans the first W = round(ref_fraction * N) columns (paper: 10%).
-  double ref_fraction = 0.1;
-  /// Every row has exactly round(ref_density * W) reference nonzeros (paper: sparsity ~80%).
-  double ref_density = 0.2;
-  /// Mean expansion nonzeros per row = exp_density * (N - W) (paper: sparsity ~99%).
-  double exp_density = 0.01;
+  /// The reference region spans the first W = round(reference_fraction * N) columns (paper: 10%).
+  double reference_fraction = 0.1;
+  /// Every row has exactly round(reference_density * W) reference nonzeros (paper: sparsity ~80%).
+  double reference_density = 0.2;
+  /// Mean expansion nonzeros per row = expansion_density * (N - W) (paper: sparsity ~99%).
+  double expansion_density = 0.01;
   /// a in [0, 1]: expansion row lengths are uniform on mean * [1 - a, 1 + a] (rule above).
   double row_irregularity = 0.42;
   /// If in [0, N): this row gets the longest expansion part, floor(m(1 + a)) + 1 entries, and
@@ -54,13 +54,13 @@ struct CiMatrixParams {
   /// entry gets the diagonal alone).
   bool dominant_diagonal = true;
   /// Generate a symmetric matrix: the strict lower triangle is generated with the rules above
-  /// restricted to columns < r (row r draws round(ref_density * min(r, W)) reference entries and
-  /// a mean of exp_density * max(r - W, 0) expansion entries), then mirrored, plus the diagonal.
+  /// restricted to columns < r (row r draws round(reference_density * min(r, W)) reference entries and
+  /// a mean of expansion_density * max(r - W, 0) expansion entries), then mirrored, plus the diagonal.
   /// Expansion rows (r >= W) keep the same statistics on average (655 + ~295 for the paper's
   /// sizes; the lower part grows with r, the mirrored part shrinks). The first W rows, however,
-  /// receive the mirror of the whole reference region: about ref_density * N entries each (6,554
+  /// receive the mirror of the whole reference region: about reference_density * N entries each (6,554
   /// for N = 32768), as the reference rows of a real CI Hamiltonian; total nnz grows by about
-  /// (ref_density - exp_density) * W * (N - W) (+18.4M, to ~49.6M, for the paper's sizes).
+  /// (reference_density - expansion_density) * W * (N - W) (+18.4M, to ~49.6M, for the paper's sizes).
   bool symmetric = false;
   /// Seed of the counter-based generator; row r depends only on (seed, r).
   std::uint64_t seed = 1;
@@ -69,10 +69,10 @@ struct CiMatrixParams {
 /// The layout that a parameter set implies (all values exact, as the generator computes them).
 struct CiLayout {
   std::int64_t rows = 0;                ///< N
-  std::int64_t ref_width = 0;           ///< W: columns [0, W) are the reference region
-  std::int64_t ref_per_row = 0;         ///< reference nonzeros of each row (non-symmetric): BOUNDARY
-  double exp_mean = 0;                  ///< mean expansion nonzeros of a row (non-symmetric)
-  std::int64_t exp_max = 0;             ///< upper bound of a row's expansion nonzeros (non-symmetric)
+  std::int64_t reference_width = 0;           ///< W: columns [0, W) are the reference region
+  std::int64_t reference_per_row = 0;         ///< reference nonzeros of each row (non-symmetric): BOUNDARY
+  double expansion_mean = 0;                  ///< mean expansion nonzeros of a row (non-symmetric)
+  std::int64_t expansion_max = 0;             ///< upper bound of a row's expansion nonzeros (non-symmetric)
 };
 
 /// The layout of `params`; throws std::invalid_argument for parameters out of range.
@@ -101,14 +101,14 @@ HostCsr generate_ci_matrix(const CiMatrixParams& params, const ProgressCallback&
 // ------------------------------------------------------------------------------ named suite
 
 /// Parameters of the paper's matrix `index` (1..10) of Table 3: 32,768 rows, seed = index,
-/// exp_density and row_irregularity chosen so that the expected expansion nonzeros and the
+/// expansion_density and row_irregularity chosen so that the expected expansion nonzeros and the
 /// longest row equal that matrix's Table 3 entries, and the longest row pinned at Table 3's
 /// "Row No." (taken as a 0-based row index). Every row has exactly 655 reference nonzeros.
 CiMatrixParams paper_params(int index);
 
 /// Parameters of `scaled-<rows>`: the paper's structure at any size. For N >= 32768 the per-row
 /// counts of the 32k matrices are kept (655 reference, ~295 expansion, ~950 per row), so the
-/// densities scale as 32768 / N: ref_density = 0.2 * 32768 / N, exp_density = 0.01 * 32768 / N.
+/// densities scale as 32768 / N: reference_density = 0.2 * 32768 / N, expansion_density = 0.01 * 32768 / N.
 /// Below 32768 rows (where 655 reference columns do not exist) the paper's densities are kept
 /// and rows have ~0.029 N nonzeros. row_irregularity = 0.42, seed as given.
 CiMatrixParams scaled_params(std::int64_t rows, std::uint64_t seed = 1);

@@ -10,7 +10,8 @@
 /// opened, read or written throw std::runtime_error; arguments that make no sense (a non-symmetric
 /// matrix written as symmetric, an unknown extension) throw std::invalid_argument.
 
-#include "cispmv/csr.hpp"
+#include "cispmv/errors.hpp"
+#include "cispmv/formats/csr.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -18,31 +19,6 @@
 #include <string>
 
 namespace cispmv {
-
-/// The matrix type of the readers, writers and the CI generator.
-using HostCsr = HostCsrMatrix<double, int, std::size_t>;
-
-/// A malformed Matrix Market file or a corrupt binary file.
-///
-/// `what()` reads "<file>:<line>: <problem>" for text files (as compilers report errors) and
-/// "<file>: <problem>" for binary files, where `line()` is 0.
-class ParseError : public std::runtime_error {
- public:
-  /// `line` is 1-based; 0 where no line applies.
-  ParseError(const std::string& file, std::size_t line, const std::string& problem);
-
-  /// The path of the file, as given to the reader.
-  const std::string& file() const noexcept { return file_; }
-  /// 1-based line number of the problem; 0 for binary files.
-  std::size_t line() const noexcept { return line_; }
-  /// The problem alone, without file and line.
-  const std::string& problem() const noexcept { return problem_; }
-
- private:
-  std::string file_;
-  std::size_t line_;
-  std::string problem_;
-};
 
 // ------------------------------------------------------------------------------ Matrix Market
 

@@ -1,7 +1,8 @@
 #pragma once
-// The subcommands of the `cispmv` program.
+// The subcommands of the `cispmv` program: their option structs and entry points. Everything the
+// program prints is written here, in src/app, never in the libraries.
 
-#include "cispmv/io.hpp"
+#include "cispmv/formats/csr.hpp"
 
 #include <ostream>
 #include <string>
@@ -9,17 +10,31 @@
 
 namespace cispmv::app {
 
+/// `cispmv run [matrix]`: every format and kernel on one matrix, with the paper's reports.
 struct RunOptions {
   std::string matrix = "paper32k-1";  ///< a .mtx / .cispmv file or a suite name
-  std::vector<std::string> formats;   ///< empty: all
-  std::vector<std::string> kernels;   ///< empty: all
+  std::vector<std::string> formats;   ///< registry names; empty: all
+  std::vector<std::string> kernels;   ///< "scalar", "vector"; empty: both
   int boundary = -1;                  ///< -1: automatic (choose_boundary)
   int rows_per_team = 0;              ///< 0: the launch-parameter default
   int slice_height = 32;
   int repetitions = 20;
-  bool baseline = true;  ///< time Kokkos Kernels spmv too
+  bool baseline = true;  ///< time Kokkos Kernels spmv too (when this build has it)
   bool single_precision = false;
   std::string json;  ///< file for machine-readable output ("-" = stdout)
+};
+
+/// `cispmv ci FCIDUMP --level N [--roots k] [--format F] [--write-mtx out.mtx]`.
+struct CiCommandOptions {
+  std::string fcidump;           ///< path of the FCIDUMP file
+  int level = 2;                 ///< maximum excitation level (2 = CISD; >= NELEC = full CI)
+  int roots = 1;                 ///< number of lowest eigenvalues
+  std::string format = "csr";    ///< registry name of the format the Davidson products run on
+  std::string write_mtx;         ///< if not empty, write the matrix there (Matrix Market, symmetric)
+  bool restrict_to_isym = true;  ///< keep only determinants of irrep ISYM (no-op when ORBSYM is all 1)
+  double residual_tolerance = 1e-6;  ///< Davidson convergence: residual 2-norm of every root
+  int max_iterations = 200;          ///< Davidson iterations
+  double drop_tolerance = 1e-14;     ///< off-diagonal |H_ij| below this are not stored
 };
 
 /// A .mtx / .cispmv file, or a suite matrix generated on the fly; `description` says which.
@@ -27,5 +42,20 @@ HostCsr load_matrix(const std::string& name_or_path, std::string& description);
 
 /// `cispmv run`; returns the process exit code (1 if any kernel's check failed).
 int run_command(const RunOptions& options, std::ostream& out);
+
+/// `cispmv ci`: reads the FCIDUMP, builds the space and the Hamiltonian, prints the determinant
+/// count, nonzeros, structure statistics, the energies (eigenvalue + core energy, 10 decimals) of each
+/// root and the timings to `out`; returns 0 on success, 1 when Davidson did not converge. Throws
+/// std::runtime_error / std::invalid_argument on bad input (main prints it).
+int ci_command(const CiCommandOptions& options, std::ostream& out);
+
+/// `cispmv stats MATRIX [--boundary B]`: the paper's statistics of a matrix (Tables 3-5).
+int stats_command(const std::string& matrix, int boundary, std::ostream& out);
+
+/// `cispmv generate NAME -o FILE` or `cispmv generate --list`.
+int generate_command(const std::string& name, const std::string& output, bool list, std::ostream& out);
+
+/// `cispmv convert IN OUT`: between .mtx and .cispmv files (IN may be a suite name).
+int convert_command(const std::string& input, const std::string& output, std::ostream& out);
 
 }  // namespace cispmv::app

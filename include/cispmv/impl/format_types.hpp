@@ -5,6 +5,13 @@
 
 #include <type_traits>
 
+namespace cispmv {
+
+/// The host execution space on which every format is built from CSR (converters, readers, generator).
+using HostExecSpace = Kokkos::DefaultHostExecutionSpace;
+
+}  // namespace cispmv
+
 namespace cispmv::impl {
 
 template <class Scalar, class Ordinal, class Offset, class Device>

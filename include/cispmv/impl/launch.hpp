@@ -3,47 +3,12 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "cispmv/impl/backend.hpp"
+#include "cispmv/options.hpp"
+
 #include <algorithm>
-#include <type_traits>
 
-namespace cispmv {
-
-/// Which kernel shape spmv runs.
-enum class Kernel {
-  automatic,  ///< vector per row on GPUs for formats laid out for it (CSR, hybrid), else scalar
-  scalar,     ///< thread per row (paper, Algorithms 1-5)
-  vector      ///< vector (warp on CUDA) per row (paper, Algorithm 7)
-};
-
-/// Tuning knobs of spmv; zero means "choose for me".
-struct SpmvOptions {
-  Kernel kernel = Kernel::automatic;
-  int rows_per_team = 0;  ///< rows a team works on at once (the paper's block-size study)
-  int vector_length = 0;  ///< lanes per row (power of two; 32 = a CUDA warp)
-  int unroll = 0;         ///< independent accumulators per lane in the CSR / hybrid vector kernels (1, 2, 4, 8)
-  int team_size = 0;      ///< rows a team works on concurrently, one vector of lanes each (<= rows_per_team)
-  /// Hybrid vector kernel on a GPU: copy the part of x the reference region reads (ref_width
-  /// entries) into team scratch memory once per team, so the reference region's gathers hit
-  /// shared memory. -1: automatic (on where it fits), 0: off, 1: on (throws if it does not fit).
-  int stage_reference_x = -1;
-};
-
-inline const char* kernel_name(Kernel k) {
-  switch (k) {
-    case Kernel::scalar: return "scalar";
-    case Kernel::vector: return "vector";
-    default: return "automatic";
-  }
-}
-
-namespace impl {
-
-template <class Exec>
-inline constexpr bool is_gpu_space_v =
-#if defined(KOKKOS_ENABLE_CUDA)
-    std::is_same_v<Exec, Kokkos::Cuda> ||
-#endif
-    false;
+namespace cispmv::impl {
 
 /// Team shape of the vector kernels.
 struct VectorLaunch {
@@ -74,16 +39,16 @@ inline constexpr int gpu_max_team_threads = 1024;
 /// them at a time (one vector of lanes each, at most 1024 threads per team). Host: one lane per row
 /// and one thread per team, which walks rows_per_team rows.
 template <class Exec>
-VectorLaunch vector_launch(const SpmvOptions& opts, double mean_row_length, bool staged = false) {
+VectorLaunch vector_launch(const SpmvOptions& opts, double mean_row_length, bool staged) {
   if constexpr (is_gpu_space_v<Exec>) {
     int vl = opts.vector_length;
     if (vl <= 0) {
       vl = 1;
-      while (vl < 32 && vl < mean_row_length) vl *= 2;
+      while (vl < gpu_max_vector_length && vl < mean_row_length) vl *= 2;
     }
     const int rows = opts.rows_per_team > 0 ? opts.rows_per_team
-                                            : staged ? gpu_default_staged_rows_per_team
-                                                     : std::max(1, gpu_default_rows_per_team * 32 / vl);
+                     : staged               ? gpu_default_staged_rows_per_team
+                                            : std::max(1, gpu_default_rows_per_team * gpu_max_vector_length / vl);
     int team = opts.team_size > 0 ? opts.team_size : staged ? gpu_default_staged_team_size : rows;
     team = std::max(1, std::min({team, rows, gpu_max_team_threads / vl}));
     return {rows, team, vl};
@@ -95,7 +60,8 @@ VectorLaunch vector_launch(const SpmvOptions& opts, double mean_row_length, bool
   }
 }
 
-/// What Kernel::automatic means for a format on Exec.
+/// What Kernel::automatic means for a format on Exec: the vector kernel on GPUs for formats laid
+/// out for a vector per row (CSR, hybrid), else thread per row.
 template <class Exec>
 Kernel resolve_kernel(Kernel requested, bool has_vector_kernel, bool prefers_vector_on_gpu) {
   if (requested != Kernel::automatic) return requested;
@@ -103,5 +69,11 @@ Kernel resolve_kernel(Kernel requested, bool has_vector_kernel, bool prefers_vec
   return Kernel::scalar;
 }
 
-}  // namespace impl
-}  // namespace cispmv
+/// Unroll factor of the vector kernels: the requested one, or the measured default.
+inline int resolve_unroll(const SpmvOptions& opts, bool unrolled, bool staged) {
+  if (!unrolled) return 1;
+  if (opts.unroll > 0) return opts.unroll;
+  return staged ? default_staged_unroll : default_unroll;
+}
+
+}  // namespace cispmv::impl

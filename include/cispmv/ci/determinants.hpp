@@ -1,0 +1,113 @@
+#pragma once
+/// \file ci/determinants.hpp
+/// Slater determinants as pairs of 64-bit occupation strings, and the truncated-CI determinant space
+/// (CIS, CISD, CISDT, ..., full CI) of Mahmoud et al. 2018, section 2.2, ordered by excitation level so
+/// that the reference region of the CI matrix comes first.
+
+#include "cispmv/impl/hash.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace cispmv::ci {
+
+struct FciDump;
+
+/// Orbitals a determinant can hold: occupation strings are 64-bit words.
+inline constexpr int max_orbitals = 64;
+
+/// One Slater determinant: bit p of `alpha` (`beta`) is set when spatial orbital p holds an alpha (beta)
+/// electron. Sign convention (what the Hamiltonian's fermionic signs refer to): with spin-orbitals
+/// numbered alpha 0..n-1 then beta n..2n-1, the determinant is a+_{p1} a+_{p2} ... |0> with p1 < p2 < ...
+struct Determinant {
+  std::uint64_t alpha = 0;
+  std::uint64_t beta = 0;
+  friend bool operator==(const Determinant& a, const Determinant& b) { return a.alpha == b.alpha && a.beta == b.beta; }
+  friend bool operator!=(const Determinant& a, const Determinant& b) { return !(a == b); }
+};
+
+/// Excitation level of `d` relative to `reference`: the number of electrons moved out of the reference,
+/// alpha plus beta (a single excitation is level 1, a double level 2); half the number of spin-orbitals
+/// in which the two determinants differ.
+inline int excitation_level(const Determinant& reference, const Determinant& d) {
+  return __builtin_popcountll(reference.alpha & ~d.alpha) + __builtin_popcountll(reference.beta & ~d.beta);
+}
+
+/// Irreducible representation of an occupation string, 0-based (0..7): XOR of (orbsym[p] - 1) over the
+/// occupied orbitals, the direct product in D2h and its subgroups with Molpro's irrep numbering.
+std::uint32_t string_irrep(std::uint64_t string, const std::vector<int>& orbsym);
+
+/// The determinants of a truncated CI, ordered by excitation level.
+///
+/// Order: `determinants[level_offset[l] .. level_offset[l+1])` are the determinants of excitation
+/// level l (level 0 is the reference alone). Within a level: by the number of alpha excitations
+/// (ascending), then by the alpha string, then by the beta string, where the strings of one excitation
+/// rank come in the order (holes, particles) of increasing bit patterns. The order is deterministic
+/// and does not depend on the number of threads.
+struct DeterminantSpace {
+  int num_orbitals = 0;
+  int num_alpha = 0;
+  int num_beta = 0;
+  int max_level = 0;  ///< the truncation actually applied (requested level clamped to the largest possible)
+  int irrep = 0;      ///< 1..8: only determinants of this irrep are kept; 0: no restriction
+  std::vector<int> orbsym;  ///< irrep (1..8) of each orbital; all 1 when none was given
+  Determinant reference;    ///< lowest num_alpha (num_beta) orbitals occupied
+  std::vector<Determinant> determinants;
+  std::vector<std::size_t> level_offset;  ///< max_level + 2 entries: start of each level, then size()
+
+  std::size_t size() const { return determinants.size(); }
+  /// Number of determinants of excitation level `level` (0 when the level is out of range).
+  std::size_t level_size(int level) const {
+    return level < 0 || level > max_level ? 0 : level_offset[level + 1] - level_offset[level];
+  }
+};
+
+/// Builds the space of all determinants with `num_alpha` and `num_beta` electrons in `num_orbitals`
+/// orbitals whose excitation level from the reference is at most `max_level` (a level >= the number
+/// of electrons gives full CI). With `irrep` in 1..8 only determinants of that irrep are kept (then
+/// `orbsym` must give the irrep of every orbital). Throws std::invalid_argument on impossible electron
+/// counts, more than 64 orbitals, or a space too large for `int` matrix indices.
+DeterminantSpace make_determinant_space(int num_orbitals, int num_alpha, int num_beta, int max_level,
+                                        const std::vector<int>& orbsym = {}, int irrep = 0);
+
+/// The space of an FCIDUMP: alpha = (NELEC + MS2) / 2, beta = (NELEC - MS2) / 2 electrons, and with
+/// `restrict_to_isym` only determinants of irrep ISYM (from ORBSYM).
+DeterminantSpace make_determinant_space(const FciDump& dump, int max_level, bool restrict_to_isym);
+
+/// Number of determinants of each excitation level 0..max_level of a space without symmetry
+/// restriction, from binomial coefficients (a check on make_determinant_space).
+std::vector<std::size_t> count_determinants_per_level(int num_orbitals, int num_alpha, int num_beta,
+                                                      int max_level);
+
+/// Hash index from a determinant to its position in a DeterminantSpace: open addressing with linear
+/// probing over a power-of-two table of 32-bit positions, at most half full, so that a lookup costs
+/// about one cache miss and finding the connected determinants of a row never scans the space.
+/// Lookups are const and safe from many threads at once. The index refers to `determinants`, which
+/// must outlive it and stay unchanged.
+class DeterminantIndex {
+ public:
+  explicit DeterminantIndex(const std::vector<Determinant>& determinants);
+  /// Position of `d`, or -1 when it is not in the space.
+  std::int64_t find(const Determinant& d) const {
+    std::size_t slot = hash(d) & mask_;
+    while (true) {
+      const std::int32_t pos = slots_[slot];
+      if (pos < 0) return -1;
+      if ((*determinants_)[static_cast<std::size_t>(pos)] == d) return pos;
+      slot = (slot + 1) & mask_;
+    }
+  }
+
+ private:
+  static std::size_t hash(const Determinant& d) {
+    // splitmix64 finaliser of a combination of both strings: neighbouring strings spread evenly.
+    return static_cast<std::size_t>(
+        impl::splitmix64_mix(d.alpha * impl::splitmix64_gamma ^ (d.beta + 0x632BE59BD9B4E019ull + (d.alpha << 6))));
+  }
+  const std::vector<Determinant>* determinants_;
+  std::vector<std::int32_t> slots_;
+  std::size_t mask_ = 0;
+};
+
+}  // namespace cispmv::ci

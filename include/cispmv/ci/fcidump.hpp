@@ -1,0 +1,68 @@
+#pragma once
+/// \file ci/fcidump.hpp
+/// Molecular-orbital integrals in the FCIDUMP format of Knowles and Handy (as written by PySCF, Psi4,
+/// Molpro): the input of the CI Hamiltonian builder (ci/hamiltonian.hpp).
+
+#include <cstddef>
+#include <istream>
+#include <string>
+#include <vector>
+
+namespace cispmv::ci {
+
+/// The contents of an FCIDUMP file: a real, spin-free Hamiltonian over `num_orbitals` spatial orbitals,
+///   H = core_energy + sum_pq h(p,q) E_pq + 1/2 sum_pqrs (pq|rs) (E_pq E_rs - delta_qr E_ps).
+///
+/// Storage: orbitals are 0-based here (the file is 1-based). `one_electron` is the full symmetric
+/// num_orbitals x num_orbitals matrix, row-major. `two_electron` holds each (pq|rs) once, in chemists'
+/// notation, with the 8-fold permutational symmetry of real orbitals folded away:
+///   pq = p*(p+1)/2 + q for p >= q,  rs likewise,  two_electron[pq*(pq+1)/2 + rs] for pq >= rs.
+/// Integrals the file does not list are zero.
+struct FciDump {
+  int num_orbitals = 0;         ///< NORB
+  int num_electrons = 0;        ///< NELEC
+  int ms2 = 0;                  ///< MS2 = N_alpha - N_beta
+  int isym = 1;                 ///< ISYM: irrep of the target state, 1..8 (Molpro numbering)
+  std::vector<int> orbsym;      ///< ORBSYM: irrep of each orbital, 1..8; all 1 when the file has none
+  double core_energy = 0.0;     ///< the `value 0 0 0 0` line (nuclear repulsion + frozen core)
+  std::vector<double> one_electron;  ///< h(p,q), row-major, symmetric
+  std::vector<double> two_electron;  ///< (pq|rs), packed as described above
+
+  /// An empty Hamiltonian (all integrals zero, ORBSYM all 1) over `norb` orbitals with `nelec`
+  /// electrons: what the reader fills in, and what tests fill with model integrals.
+  FciDump(int norb, int nelec, int ms2_value = 0);
+  FciDump() = default;
+
+  /// Index of the pair (p, q) in the packed triangle: symmetric in p and q.
+  static std::size_t pair_index(int p, int q) {
+    return p >= q ? static_cast<std::size_t>(p) * (p + 1) / 2 + q : static_cast<std::size_t>(q) * (q + 1) / 2 + p;
+  }
+  /// Index of (pq|rs) in `two_electron`: invariant under the 8 permutations of real orbitals.
+  static std::size_t eri_index(int p, int q, int r, int s) {
+    const std::size_t pq = pair_index(p, q);
+    const std::size_t rs = pair_index(r, s);
+    return pq >= rs ? pq * (pq + 1) / 2 + rs : rs * (rs + 1) / 2 + pq;
+  }
+
+  /// h(p, q), 0-based.
+  double one(int p, int q) const { return one_electron[static_cast<std::size_t>(p) * num_orbitals + q]; }
+  /// (pq|rs) in chemists' notation, 0-based.
+  double two(int p, int q, int r, int s) const { return two_electron[eri_index(p, q, r, s)]; }
+  /// Sets h(p, q) and h(q, p).
+  void set_one(int p, int q, double value);
+  /// Sets (pq|rs) and its 7 permutational partners.
+  void set_two(int p, int q, int r, int s, double value);
+};
+
+/// Reads an FCIDUMP file. The &FCI namelist may span lines, its keys come in any order, values may
+/// carry trailing commas, and it ends at `&END` or `/`. Integral lines are `value i j k l`:
+/// i j k l > 0 a two-electron integral (ij|kl), `i j 0 0` a one-electron integral, `i 0 0 0` an orbital
+/// energy (ignored), `0 0 0 0` the core energy. Throws cispmv::ParseError naming the file, the line and
+/// what was expected on a malformed namelist, a missing NORB or NELEC, an unreadable integral line or an
+/// index outside 1..NORB.
+FciDump read_fcidump(const std::string& path);
+
+/// Parses FCIDUMP text from a stream; `source_name` names it in error messages.
+FciDump parse_fcidump(std::istream& in, const std::string& source_name);
+
+}  // namespace cispmv::ci

@@ -1,0 +1,28 @@
+#pragma once
+/// \file ci/hamiltonian.hpp
+/// The CI Hamiltonian matrix of a determinant space, assembled into CSR, and its diagonal.
+
+#include <Kokkos_Core.hpp>
+
+#include "cispmv/ci/determinants.hpp"
+#include "cispmv/ci/fcidump.hpp"
+#include "cispmv/formats/csr.hpp"
+
+namespace cispmv::ci {
+
+/// The CI Hamiltonian of `integrals` in `space` (without the core energy) as a host CSR matrix:
+/// symmetric, both triangles stored, the diagonal always stored, off-diagonal elements with
+/// |H_ij| < drop_tolerance dropped, column indices sorted within each row.
+///
+/// Assembled in parallel on Kokkos::DefaultHostExecutionSpace in two passes (count the nonzeros of
+/// each row, prefix sum, fill). The connected determinants of a row are generated, not searched:
+/// all single and double excitations of the row's determinant that keep the excitation level within
+/// the truncation (and the irrep, if restricted) are looked up in a DeterminantIndex, so the work is
+/// O(rows x excitations per row), never O(rows^2).
+HostCsr build_hamiltonian(const FciDump& integrals, const DeterminantSpace& space,
+                                                          double drop_tolerance = 1e-14);
+
+/// The diagonal of a host CSR matrix (zero where a row stores none): the Davidson preconditioner.
+Kokkos::View<double*, Kokkos::HostSpace> csr_diagonal(const HostCsr& A);
+
+}  // namespace cispmv::ci

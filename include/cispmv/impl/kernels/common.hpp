@@ -1,0 +1,113 @@
+#pragma once
+// What every SpMV kernel shares. Each format has one functor (impl/kernels/<format>.hpp), a
+// specialisation of SpmvFunctor with up to two launch shapes (Kokkos Kernels SPMV_Functor):
+//   operator()(row)    thread per row (RangePolicy): the paper's Algorithms 1-5
+//   operator()(team)   vector per row (TeamPolicy): TeamThreadRange over the team's rows,
+//                      ThreadVectorRange over the row's entries, parallel_reduce in registers,
+//                      one lane writes y(row): the paper's Algorithm 7 and its CSR analogue.
+// A functor says what it has: has_vector_kernel, unrolled (takes SpmvOptions::unroll), can_stage_x.
+// Launch parameters (vector length, rows per team, team size) are chosen in launch.hpp, never here.
+
+#include <Kokkos_Core.hpp>
+
+
+namespace cispmv::impl {
+
+/// How y is updated: compile-time, so the kernels carry no branch on beta (beta == 0 never reads
+/// y, so NaN in y is overwritten as BLAS requires).
+enum BetaCase : int { beta_zero = 0, beta_one = 1, beta_general = 2 };
+
+/// What every SpMV functor shares: operands, the y update, and the walk over a team's rows.
+template <class Exec, class Matrix, class XView, class YView, int Beta>
+struct SpmvFunctorBase {
+  /// Kernels with a vector-per-row shape say so.
+  static constexpr bool has_vector_kernel = false;
+  /// Formats laid out for a vector per row (row-major rows: CSR, the hybrid format) say so; the
+  /// ELLPACK families are column-major for thread-per-row coalescing. Kernel::automatic picks the
+  /// vector kernel on GPUs only for these.
+  static constexpr bool prefers_vector_on_gpu = false;
+  /// Kernels that take SpmvOptions::unroll (independent accumulators per lane) say so.
+  static constexpr bool unrolled = false;
+  /// Kernels that can stage the reference part of x in team scratch memory say so.
+  static constexpr bool can_stage_x = false;
+  using value_type = typename Matrix::value_type;
+  using ordinal_type = typename Matrix::ordinal_type;
+  using size_type = typename Matrix::size_type;
+  using team_member = typename Kokkos::TeamPolicy<Exec>::member_type;
+
+  Matrix A;
+  XView x;
+  YView y;
+  value_type alpha;
+  value_type beta;
+  ordinal_type rows_per_team = 1;
+  int vector_length = 1;  ///< lanes per row in the vector kernels (the team's vector length)
+
+  SpmvFunctorBase(const Matrix& A_, const XView& x_, const YView& y_, value_type alpha_, value_type beta_)
+      : A(A_), x(x_), y(y_), alpha(alpha_), beta(beta_) {}
+
+  KOKKOS_FORCEINLINE_FUNCTION void update(const ordinal_type row, const value_type sum) const {
+    if constexpr (Beta == beta_zero) {
+      y(row) = alpha * sum;
+    } else if constexpr (Beta == beta_one) {
+      y(row) += alpha * sum;
+    } else {
+      y(row) = beta * y(row) + alpha * sum;
+    }
+  }
+
+  /// Vector shape: each thread (a vector of lanes) of the team takes one of the team's rows;
+  /// row_sum(row, sum) reduces the row over ThreadVectorRange; one lane writes y(row).
+  template <class RowSum>
+  KOKKOS_INLINE_FUNCTION void for_team_rows(const team_member& team, const RowSum& row_sum) const {
+    const ordinal_type first = static_cast<ordinal_type>(team.league_rank()) * rows_per_team;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows_per_team), [&](const ordinal_type i) {
+      const ordinal_type row = first + i;
+      if (row >= A.num_rows) return;
+      value_type sum = 0;
+      row_sum(row, sum);
+      Kokkos::single(Kokkos::PerThread(team), [&]() { update(row, sum); });
+    });
+  }
+};
+
+/// Reads matrix data that each SpMV uses exactly once. On CUDA this is a cache-streaming load
+/// (__ldcs: evict-first), so the stream of matrix values and indices does not push the gathered
+/// entries of x out of L1/L2; elsewhere a plain load.
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T load_once(const T& ref) {
+#if defined(__CUDA_ARCH__)
+  return __ldcs(&ref);
+#else
+  return ref;
+#endif
+}
+
+/// One lane's share of a row in the vector kernels: entries begin + lane, begin + lane + V, ... of
+/// [begin, end), V = vector length, so the V lanes of a row read V consecutive entries at a time
+/// (coalesced). Unroll > 1 keeps that many independent accumulators and issues that many strided
+/// loads before their first use: more bytes in flight per lane, the limit of a memory-bound kernel
+/// whose x loads depend on the column loads. Unroll = 1 is the plain loop of Algorithm 7.
+template <int Unroll, class Index, class Entry>
+KOKKOS_FORCEINLINE_FUNCTION auto strided_row_sum(const Index begin, const Index end, const int lane, const int V,
+                                                 const Entry& entry) -> decltype(entry(begin)) {
+  using S = decltype(entry(begin));
+  S acc[Unroll];
+  for (int u = 0; u < Unroll; ++u) acc[u] = S(0);
+  const Index stride = static_cast<Index>(V);
+  Index k = begin + static_cast<Index>(lane);
+  if constexpr (Unroll > 1) {
+    for (; k + static_cast<Index>(Unroll - 1) * stride < end; k += static_cast<Index>(Unroll) * stride) {
+      for (int u = 0; u < Unroll; ++u) acc[u] += entry(k + static_cast<Index>(u) * stride);
+    }
+  }
+  for (; k < end; k += stride) acc[0] += entry(k);
+  S sum = acc[0];
+  for (int u = 1; u < Unroll; ++u) sum += acc[u];
+  return sum;
+}
+
+template <class Exec, class Matrix, class XView, class YView, int Beta, int Unroll = 1>
+struct SpmvFunctor;  // one specialisation per format, in impl/kernels/<format>.hpp
+
+}  // namespace cispmv::impl

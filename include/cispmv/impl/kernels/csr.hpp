@@ -1,0 +1,46 @@
+#pragma once
+// The CSR kernel: Algorithm 1 (thread per row) and the CSR-vector kernel (vector per row).
+
+#include <Kokkos_Core.hpp>
+
+#include "cispmv/formats/csr.hpp"
+#include "cispmv/impl/kernels/common.hpp"
+
+namespace cispmv::impl {
+
+// ------------------------------------------------------------------------------------------ CSR
+/// CSR: Algorithm 1 (thread per row) and the CSR-vector kernel (vector per row).
+template <class Exec, class S, class O, class Off, class D, class XView, class YView, int Beta, int Unroll>
+struct SpmvFunctor<Exec, CsrMatrix<S, O, Off, D>, XView, YView, Beta, Unroll>
+    : SpmvFunctorBase<Exec, CsrMatrix<S, O, Off, D>, XView, YView, Beta> {
+  using Base = SpmvFunctorBase<Exec, CsrMatrix<S, O, Off, D>, XView, YView, Beta>;
+  using Base::Base;
+  static constexpr bool has_vector_kernel = true;
+  static constexpr bool unrolled = true;
+  static constexpr bool prefers_vector_on_gpu = true;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const O row) const {
+    S sum = 0;
+    const Off end = this->A.row_ptr(row + 1);
+    for (Off k = this->A.row_ptr(row); k < end; ++k) sum += this->A.values(k) * this->x(this->A.col_idx(k));
+    this->update(row, sum);
+  }
+
+  // ThreadVectorRange(team, V) hands lane i exactly the index i, so the lane can walk its strided
+  // share of the row (strided_row_sum) and the reduction over lanes stays in registers.
+  KOKKOS_INLINE_FUNCTION void operator()(const typename Base::team_member& team) const {
+    this->for_team_rows(team, [&](const O row, S& sum) {
+      const Off begin = this->A.row_ptr(row), end = this->A.row_ptr(row + 1);
+      Kokkos::parallel_reduce(
+          Kokkos::ThreadVectorRange(team, this->vector_length),
+          [&](const int lane, S& lsum) {
+            lsum += strided_row_sum<Unroll>(begin, end, lane, this->vector_length, [&](const Off k) {
+              return load_once(this->A.values(k)) * this->x(load_once(this->A.col_idx(k)));
+            });
+          },
+          sum);
+    });
+  }
+};
+
+}  // namespace cispmv::impl

@@ -1,0 +1,52 @@
+#pragma once
+/// \file options.hpp
+/// The public choices of an SpMV: which kernel shape, its launch parameters, and whether the hybrid
+/// kernel stages x in team scratch memory. Zero (or `automatic`) always means "choose for me"; a
+/// plan (plan.hpp) resolves every automatic choice once per matrix.
+
+namespace cispmv {
+
+/// Which kernel shape spmv runs.
+enum class Kernel {
+  automatic,  ///< vector per row on GPUs for formats laid out for it (CSR, hybrid), else scalar
+  scalar,     ///< thread per row (paper, Algorithms 1-5)
+  vector      ///< vector (warp on CUDA) per row (paper, Algorithm 7)
+};
+
+/// Whether the hybrid vector kernel copies the part of x its reference region reads into team
+/// scratch memory once per team, so that the reference region's gathers hit shared memory.
+enum class StageReferenceX {
+  automatic,  ///< on, on GPUs, where it fits the team scratch limit; off on the host
+  off,        ///< never
+  on          ///< always (the plan throws std::invalid_argument if it does not fit)
+};
+
+/// Tuning knobs of spmv; zero means "choose for me".
+struct SpmvOptions {
+  Kernel kernel = Kernel::automatic;
+  int rows_per_team = 0;  ///< rows a team works on (the paper's block-size study)
+  int vector_length = 0;  ///< lanes per row (power of two <= 32; 32 = a CUDA warp)
+  int unroll = 0;         ///< independent accumulators per lane of the CSR / hybrid vector kernels (1, 2, 4, 8)
+  int team_size = 0;      ///< rows a team works on concurrently, one vector of lanes each (<= rows_per_team)
+  StageReferenceX stage_reference_x = StageReferenceX::automatic;
+};
+
+/// "automatic", "scalar" or "vector".
+inline const char* kernel_name(Kernel k) {
+  switch (k) {
+    case Kernel::scalar: return "scalar";
+    case Kernel::vector: return "vector";
+    default: return "automatic";
+  }
+}
+
+/// "automatic", "off" or "on".
+inline const char* stage_name(StageReferenceX s) {
+  switch (s) {
+    case StageReferenceX::off: return "off";
+    case StageReferenceX::on: return "on";
+    default: return "automatic";
+  }
+}
+
+}  // namespace cispmv

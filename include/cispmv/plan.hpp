@@ -1,0 +1,254 @@
+#pragma once
+/// \file plan.hpp
+/// Set up once, apply many: the launch of y = beta*y + alpha*A*x for one matrix on one execution
+/// space, with every automatic choice made once (like kokkos-fft's Plan or Kokkos Kernels'
+/// SPMVHandle). An eigensolver calls apply() hundreds of times on the same matrix.
+
+#include <Kokkos_Core.hpp>
+
+#include "cispmv/impl/backend.hpp"
+#include "cispmv/impl/kernels/common.hpp"
+#include "cispmv/impl/launch.hpp"
+#include "cispmv/impl/profiling.hpp"
+#include "cispmv/options.hpp"
+
+#include <cstddef>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace cispmv {
+
+namespace impl {
+
+/// The view types a plan's kernels read x from and write y to by default.
+template <class Exec, class Matrix>
+struct PlanViews {
+  using value_type = typename Matrix::value_type;
+  // x is only read, at scattered places: a const RandomAccess View lets the backend use its
+  // read-only data path (__ldg on CUDA).
+  using x_type = Kokkos::View<const value_type*, typename Exec::memory_space, Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
+  using y_type = Kokkos::View<value_type*, typename Exec::memory_space>;
+};
+
+/// Throws std::invalid_argument unless every option is in range.
+inline void check_options(const SpmvOptions& opts) {
+  const bool vl_ok = opts.vector_length >= 0 && opts.vector_length <= gpu_max_vector_length &&
+                     (opts.vector_length & (opts.vector_length - 1)) == 0;
+  const bool unroll_ok = opts.unroll == 0 || opts.unroll == 1 || opts.unroll == 2 || opts.unroll == 4 || opts.unroll == 8;
+  if (!vl_ok || opts.rows_per_team < 0 || opts.team_size < 0 || !unroll_ok) {
+    throw std::invalid_argument(
+        "cispmv::SpmvPlan: vector_length must be 0 (automatic) or a power of two <= 32, rows_per_team and "
+        "team_size >= 0, and unroll 0 (automatic), 1, 2, 4 or 8; got vector_length=" +
+        std::to_string(opts.vector_length) + ", rows_per_team=" + std::to_string(opts.rows_per_team) +
+        ", team_size=" + std::to_string(opts.team_size) + ", unroll=" + std::to_string(opts.unroll));
+  }
+}
+
+}  // namespace impl
+
+/// The launch of y = beta*y + alpha*A*x for one matrix `A` (any cispmv format) on execution space
+/// `Exec`, planned once.
+///
+/// The constructor validates the options and resolves every automatic choice: the kernel shape
+/// (Kernel::automatic: vector per row on GPUs for CSR and the hybrid format, else thread per row),
+/// the vector launch shape (rows per team, team size clamped to what the kernel's registers allow,
+/// lanes per row), the unroll factor, and whether the hybrid kernel stages x's reference part in team
+/// scratch memory (and how many bytes). apply() then only checks the vector sizes and launches.
+/// The plan holds a shallow copy of A (Views are reference-counted): A's data must not change shape.
+template <class Exec, class Matrix>
+class SpmvPlan {
+ public:
+  using execution_space = Exec;
+  using memory_space = typename Matrix::memory_space;
+  using matrix_type = Matrix;
+  using value_type = typename Matrix::value_type;
+  using ordinal_type = typename Matrix::ordinal_type;
+
+  static_assert(Kokkos::is_execution_space<Exec>::value, "cispmv::SpmvPlan: Exec must be a Kokkos execution space");
+  static_assert(Kokkos::SpaceAccessibility<Exec, typename Matrix::memory_space>::accessible,
+                "cispmv::SpmvPlan: the matrix's memory space is not accessible from this execution space");
+
+  SpmvPlan(const Exec& exec, const Matrix& A, const SpmvOptions& opts = {}) : exec_(exec), A_(A), opts_(opts) {
+    impl::check_options(opts);
+    kernel_ = impl::resolve_kernel<Exec>(opts.kernel, Functor<1>::has_vector_kernel, prefers_vector_on_gpu());
+    if (kernel_ == Kernel::vector && !Functor<1>::has_vector_kernel) {
+      throw std::invalid_argument(std::string("cispmv::SpmvPlan: format '") + Matrix::format_name +
+                                  "' has no vector kernel (its ELLPACK block is laid out for thread per row); "
+                                  "use Kernel::scalar");
+    }
+    label_ = std::string("cispmv::spmv[") + Matrix::format_name + "," + kernel_name(kernel_) + "]";
+    if (kernel_ == Kernel::vector) plan_vector_launch();
+  }
+
+  /// y = beta*y + alpha*A*x on the plan's execution space instance (asynchronous, like any Kokkos
+  /// kernel). beta == 0 does not read y. Throws std::invalid_argument when x or y does not match A.
+  template <class XView, class YView>
+  void apply(value_type alpha, const XView& x, value_type beta, const YView& y) const {
+    static_assert(Kokkos::is_view<XView>::value && Kokkos::is_view<YView>::value,
+                  "cispmv::SpmvPlan::apply: x and y must be Kokkos::Views");
+    static_assert(XView::rank == 1 && YView::rank == 1, "cispmv::SpmvPlan::apply: x and y must be rank-1 Views");
+    static_assert(std::is_same_v<typename YView::value_type, typename YView::non_const_value_type>,
+                  "cispmv::SpmvPlan::apply: y must not be const");
+    static_assert(Kokkos::SpaceAccessibility<Exec, typename XView::memory_space>::accessible &&
+                      Kokkos::SpaceAccessibility<Exec, typename YView::memory_space>::accessible,
+                  "cispmv::SpmvPlan::apply: x or y is not accessible from this execution space");
+    if (x.extent(0) != static_cast<std::size_t>(A_.num_cols) || y.extent(0) != static_cast<std::size_t>(A_.num_rows)) {
+      std::ostringstream os;
+      os << "cispmv::spmv: size mismatch: A (" << Matrix::format_name << ") is " << A_.num_rows << " x " << A_.num_cols
+         << ", x has " << x.extent(0) << " entries (expected " << A_.num_cols << "), y has " << y.extent(0)
+         << " entries (expected " << A_.num_rows << ")";
+      throw std::invalid_argument(os.str());
+    }
+    if (A_.num_rows == 0) return;
+    using XRandom = Kokkos::View<const value_type*, typename XView::array_layout, typename XView::device_type,
+                                 Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
+    const XRandom xr = x;
+    const impl::ProfilingRegion region(label_);
+    if (beta == value_type(0)) {
+      launch<impl::beta_zero>(alpha, xr, beta, y);
+    } else if (beta == value_type(1)) {
+      launch<impl::beta_one>(alpha, xr, beta, y);
+    } else {
+      launch<impl::beta_general>(alpha, xr, beta, y);
+    }
+  }
+
+  const Matrix& matrix() const { return A_; }
+  ordinal_type num_rows() const { return A_.num_rows; }
+  ordinal_type num_cols() const { return A_.num_cols; }
+  const Exec& execution_space_instance() const { return exec_; }
+  const SpmvOptions& options() const { return opts_; }
+  /// The kernel shape the plan runs (never Kernel::automatic).
+  Kernel kernel() const { return kernel_; }
+  /// Vector kernels: rows per team, rows a team works on concurrently, lanes per row, unroll factor.
+  int rows_per_team() const { return shape_.rows_per_team; }
+  int team_size() const { return shape_.team_size; }
+  int vector_length() const { return shape_.vector_length; }
+  int unroll() const { return unroll_; }
+  /// Team scratch bytes of the staged hybrid kernel (0: x is not staged).
+  std::size_t scratch_bytes() const { return scratch_; }
+  /// One line naming the format and every choice, e.g.
+  /// "hybrid vector: 4 rows per team, 4 at a time, 32 lanes, unroll 4, x not staged".
+  std::string description() const {
+    std::ostringstream os;
+    os << Matrix::format_name << " " << kernel_name(kernel_);
+    if (kernel_ == Kernel::vector) {
+      os << ": " << shape_.rows_per_team << " rows per team, " << shape_.team_size << " at a time, "
+         << shape_.vector_length << (shape_.vector_length == 1 ? " lane" : " lanes") << ", unroll " << unroll_;
+      if (Functor<1>::can_stage_x) {
+        os << (scratch_ > 0 ? ", x's reference part staged (" + std::to_string(scratch_) + " bytes)" : ", x not staged");
+      }
+    }
+    return os.str();
+  }
+
+ private:
+  template <int Unroll, int Beta = impl::beta_general, class XView = typename impl::PlanViews<Exec, Matrix>::x_type,
+            class YView = typename impl::PlanViews<Exec, Matrix>::y_type>
+  using Functor = impl::SpmvFunctor<Exec, Matrix, XView, YView, Beta, Unroll>;
+
+  static constexpr bool prefers_vector_on_gpu() { return Functor<1>::prefers_vector_on_gpu; }
+
+  void plan_vector_launch() {
+    scratch_ = staged_scratch_bytes();
+    unroll_ = impl::resolve_unroll(opts_, Functor<1>::unrolled, scratch_ > 0);
+    const double mean = A_.num_rows > 0 ? static_cast<double>(A_.nnz()) / A_.num_rows : 0.0;
+    shape_ = impl::vector_launch<Exec>(opts_, mean, scratch_ > 0);
+    league_ = static_cast<int>((static_cast<long long>(A_.num_rows) + shape_.rows_per_team - 1) / shape_.rows_per_team);
+    // never more threads than the kernel's registers allow
+    switch (unroll_) {
+      case 1: clamp_team_size<1>(); break;
+      case 2: clamp_team_size<2>(); break;
+      case 4: clamp_team_size<4>(); break;
+      default: clamp_team_size<8>(); break;
+    }
+  }
+
+  template <int Unroll>
+  void clamp_team_size() {
+    using F = Functor<Unroll>;
+    const typename impl::PlanViews<Exec, Matrix>::x_type x;
+    const typename impl::PlanViews<Exec, Matrix>::y_type y;
+    const F f(A_, x, y, value_type(1), value_type(0));
+    Kokkos::TeamPolicy<Exec> automatic(exec_, league_, Kokkos::AUTO, shape_.vector_length);
+    if (scratch_ > 0) automatic.set_scratch_size(0, Kokkos::PerTeam(scratch_));
+    const int max_team = automatic.team_size_max(f, Kokkos::ParallelForTag());
+    shape_.team_size = std::max(1, std::min(shape_.team_size, max_team));
+  }
+
+  /// Team scratch bytes the vector kernel uses to stage x's reference part (0: not staged).
+  std::size_t staged_scratch_bytes() const {
+    if constexpr (Functor<1>::can_stage_x) {
+      const std::size_t bytes = Functor<1>::scratch_bytes(A_);
+      const std::size_t limit = static_cast<std::size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0));
+      const bool fits = bytes > 0 && bytes <= limit;
+      if (opts_.stage_reference_x == StageReferenceX::on && !fits) {
+        throw std::invalid_argument("cispmv::SpmvPlan: stage_reference_x = on, but the reference part of x (" +
+                                    std::to_string(bytes) + " bytes) is empty or exceeds the team scratch limit (" +
+                                    std::to_string(limit) + " bytes)");
+      }
+      const bool stage = opts_.stage_reference_x == StageReferenceX::on ||
+                         (opts_.stage_reference_x == StageReferenceX::automatic && fits && impl::is_gpu_space_v<Exec>);
+      return stage ? bytes : 0;
+    } else {
+      return 0;
+    }
+  }
+
+  Kokkos::TeamPolicy<Exec> policy(int team_size) const {
+    Kokkos::TeamPolicy<Exec> p(exec_, league_, team_size, shape_.vector_length);
+    if (scratch_ > 0) p.set_scratch_size(0, Kokkos::PerTeam(scratch_));
+    return p;
+  }
+
+  template <int Beta, class XView, class YView>
+  void launch(value_type alpha, const XView& x, value_type beta, const YView& y) const {
+    if (kernel_ == Kernel::vector) {
+      if constexpr (Functor<1>::has_vector_kernel) {
+        switch (unroll_) {
+          case 1: launch_vector<Beta, 1>(alpha, x, beta, y); break;
+          case 2: launch_vector<Beta, 2>(alpha, x, beta, y); break;
+          case 4: launch_vector<Beta, 4>(alpha, x, beta, y); break;
+          default: launch_vector<Beta, 8>(alpha, x, beta, y); break;
+        }
+        return;
+      }
+    }
+    using F = Functor<1, Beta, XView, YView>;
+    Kokkos::parallel_for(
+        label_,
+        Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<ordinal_type>>(exec_, 0,
+                                                                                                      A_.num_rows),
+        F(A_, x, y, alpha, beta));
+  }
+
+  template <int Beta, int Unroll, class XView, class YView>
+  void launch_vector(value_type alpha, const XView& x, value_type beta, const YView& y) const {
+    using F = Functor<Unroll, Beta, XView, YView>;
+    F f(A_, x, y, alpha, beta);
+    if constexpr (F::can_stage_x) f.stage_x = scratch_ > 0;
+    f.rows_per_team = shape_.rows_per_team;
+    f.vector_length = shape_.vector_length;
+    Kokkos::parallel_for(label_, policy(shape_.team_size), f);
+  }
+
+  Exec exec_;
+  Matrix A_;
+  SpmvOptions opts_;
+  Kernel kernel_ = Kernel::scalar;
+  std::string label_;
+  impl::VectorLaunch shape_{1, 1, 1};
+  int unroll_ = 1;
+  int league_ = 0;
+  std::size_t scratch_ = 0;
+};
+
+/// A plan with its types deduced: `auto plan = cispmv::make_spmv_plan(exec, A, opts);`.
+template <class Exec, class Matrix>
+SpmvPlan<Exec, Matrix> make_spmv_plan(const Exec& exec, const Matrix& A, const SpmvOptions& opts = {}) {
+  return SpmvPlan<Exec, Matrix>(exec, A, opts);
+}
+
+}  // namespace cispmv

@@ -1,0 +1,463 @@
+#pragma once
+/// \file solvers/davidson.hpp
+/// Davidson's eigensolver for the lowest roots of a real symmetric operator: any cispmv matrix (its
+/// products through an SpmvPlan made once) or any object with the operator interface below. The
+/// inner loop of CI (Mahmoud et al. 2018, section 2).
+
+#include <Kokkos_Core.hpp>
+
+#include "cispmv/impl/profiling.hpp"
+#include "cispmv/options.hpp"
+#include "cispmv/plan.hpp"
+#include "cispmv/solvers/symmetric_eigen.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace cispmv::solvers {
+
+/// Settings of davidson().
+///
+/// Convergence: a root is converged when its residual ||A x - theta x||_2 (x normalised) is below
+/// `residual_tolerance`. The eigenvalue error is then about residual^2 / gap, so the default 1e-6
+/// gives energies to ~1e-11 Eh for gaps of 0.1 Eh; 1e-5 suffices for 1e-8 Eh.
+struct DavidsonOptions {
+  int num_roots = 1;                  ///< lowest eigenvalues wanted
+  double residual_tolerance = 1e-6;   ///< on the 2-norm of every root's residual
+  int max_iterations = 200;           ///< subspace expansions (each one product per unconverged root)
+  int max_subspace = 0;               ///< basis size that triggers a restart; 0: max(24, 8 * num_roots)
+  int restart_size = 0;               ///< Ritz vectors kept at a restart; 0: 2 * num_roots
+  /// Start vectors: unit vectors on this many smallest diagonal entries (0: num_roots; at least
+  /// num_roots, at most max_subspace). More of them guard against missing a root whose eigenvector
+  /// is (nearly) orthogonal to the first guesses, e.g. in a block the guesses do not couple to.
+  int num_guesses = 0;
+  double denominator_guard = 1e-4;    ///< |theta - D_i| is raised to at least this in (D - theta)^-1
+  double linear_dependence = 1e-10;   ///< a correction whose norm drops below this (relative) is discarded
+  SpmvOptions spmv = {};              ///< the plan's options when davidson() is given a matrix
+};
+
+/// Result of davidson(): eigenpairs, convergence and the time split.
+template <class MemorySpace>
+struct DavidsonResult {
+  std::vector<double> eigenvalues;     ///< num_roots lowest Ritz values, ascending
+  std::vector<double> residual_norms;  ///< final ||A x - theta x|| per root
+  std::vector<double> max_residual_history;  ///< largest residual of the wanted roots, per iteration
+  /// num_rows x num_roots Ritz vectors (orthonormal columns), in the operator's memory space.
+  Kokkos::View<double**, Kokkos::LayoutLeft, MemorySpace> eigenvectors;
+  bool converged = false;
+  int iterations = 0;  ///< subspace expansions done
+  int restarts = 0;
+  int num_spmv = 0;              ///< products with the operator
+  int subspace_size = 0;         ///< basis size at the end
+  double total_seconds = 0.0;    ///< the whole solve, fenced
+  double spmv_seconds = 0.0;     ///< inside the operator's apply, fenced before and after each call
+  double spmv_share() const { return total_seconds > 0 ? spmv_seconds / total_seconds : 0.0; }
+};
+
+namespace impl {
+
+template <class T, class = void>
+struct is_cispmv_format : std::false_type {};
+template <class T>
+struct is_cispmv_format<T, std::void_t<decltype(T::format_name)>> : std::true_type {};
+
+template <class Exec, class X, class Y>
+double dot(const Exec& exec, const X& x, const Y& y) {
+  double sum = 0.0;
+  Kokkos::parallel_reduce(
+      "cispmv::davidson::dot", Kokkos::RangePolicy<Exec>(exec, 0, x.extent(0)),
+      KOKKOS_LAMBDA(const std::size_t i, double& s) { s += x(i) * y(i); }, sum);
+  return sum;
+}
+
+/// One step of modified Gram-Schmidt fused with the dot product the next step needs:
+/// t -= h v, then returns <next, t> with the updated t (next may be t itself: its squared norm).
+/// Halves the kernel launches of MGS without changing its arithmetic.
+template <class Exec, class V, class T, class N>
+double mgs_step(const Exec& exec, const double h, const V& v, const T& t, const N& next) {
+  double sum = 0.0;
+  Kokkos::parallel_reduce(
+      "cispmv::davidson::mgs", Kokkos::RangePolicy<Exec>(exec, 0, t.extent(0)),
+      KOKKOS_LAMBDA(const std::size_t i, double& s) {
+        const double ti = t(i) - h * v(i);
+        t(i) = ti;
+        s += next(i) * ti;
+      },
+      sum);
+  return sum;
+}
+
+template <class Exec, class X>
+void scale(const Exec& exec, const double alpha, const X& x) {
+  Kokkos::parallel_for(
+      "cispmv::davidson::scale", Kokkos::RangePolicy<Exec>(exec, 0, x.extent(0)),
+      KOKKOS_LAMBDA(const std::size_t i) { x(i) *= alpha; });
+}
+
+/// out[c] = sum_i P(i, c) * Q(i, c) for c < value_count when `q_is_vector` is false, else
+/// sum_i P(i, c) * q(i): all the dot products one step needs (a row of V^T A V, the residual norms)
+/// in a single reduction. It has no join(): Kokkos's default join of an array reduction is the
+/// element-wise sum, and leaving it out is the one spelling that Kokkos 3.4 (which passes volatile
+/// arguments) and 4.x (which rejects a volatile join) both accept.
+template <class Basis, class Vec>
+struct MultiDot {
+  using value_type = double[];
+  unsigned value_count;
+  Basis P, Q;
+  Vec q;
+  bool q_is_vector;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::size_t i, value_type sum) const {
+    if (q_is_vector) {
+      const double qi = q(i);
+      for (unsigned c = 0; c < value_count; ++c) sum[c] += P(i, c) * qi;
+    } else {
+      for (unsigned c = 0; c < value_count; ++c) sum[c] += P(i, c) * Q(i, c);
+    }
+  }
+  KOKKOS_INLINE_FUNCTION void init(value_type sum) const {
+    for (unsigned c = 0; c < value_count; ++c) sum[c] = 0.0;
+  }
+};
+
+template <class Exec, class Basis, class Vec>
+std::vector<double> multi_dot(const Exec& exec, const Basis& P, const Basis& Q, const Vec& q, int count,
+                              bool q_is_vector) {
+  std::vector<double> out(static_cast<std::size_t>(count), 0.0);
+  if (count == 0) return out;
+  const auto Pc = Kokkos::subview(P, Kokkos::ALL(), Kokkos::make_pair(0, count));
+  const auto Qc = Kokkos::subview(Q, Kokkos::ALL(), Kokkos::make_pair(0, q_is_vector ? 1 : count));
+  using Sub = std::remove_const_t<decltype(Pc)>;
+  MultiDot<Sub, Vec> f{static_cast<unsigned>(count), Pc, Qc, q, q_is_vector};
+  Kokkos::parallel_reduce("cispmv::davidson::multi_dot", Kokkos::RangePolicy<Exec>(exec, 0, P.extent(0)), f,
+                          Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(out.data(), out.size()));
+  exec.fence();
+  return out;
+}
+
+/// out(:, c) = sum_{j < m} (P(:, j) - shift[c] * Q(:, j)) * Y(j, c) for c < ncols: the Ritz vectors
+/// (shift 0, Q unused) and the residuals AV y - theta V y of the projected solution.
+template <class Exec, class Basis, class Small, class Shift>
+void combine(const Exec& exec, const Basis& P, const Basis& Q, const Small& Y, const Shift& shift, int m, int ncols,
+             const Basis& out, bool use_q) {
+  Kokkos::parallel_for(
+      "cispmv::davidson::combine", Kokkos::RangePolicy<Exec>(exec, 0, P.extent(0)), KOKKOS_LAMBDA(const std::size_t i) {
+        for (int c = 0; c < ncols; ++c) {
+          double sum = 0.0;
+          for (int j = 0; j < m; ++j) {
+            const double p = use_q ? P(i, j) - shift(c) * Q(i, j) : P(i, j);
+            sum += p * Y(j, c);
+          }
+          out(i, c) = sum;
+        }
+      });
+}
+
+/// The state of one Davidson solve (see davidson()): the basis V, its products AV = A V, the
+/// projected matrix G = V^T A V on the host, and the Ritz coefficients Y.
+template <class Exec, class Operator>
+class Davidson {
+ public:
+  using memory_space = typename Operator::memory_space;
+  using Basis = Kokkos::View<double**, Kokkos::LayoutLeft, memory_space>;
+  using Vec = Kokkos::View<double*, memory_space>;
+  using Result = DavidsonResult<memory_space>;
+
+  Davidson(const Exec& exec, const Operator& op, const DavidsonOptions& opts)
+      : exec_(exec), op_(op), opts_(opts), n_(static_cast<std::size_t>(op.num_rows())), k_(opts.num_roots) {
+    check_arguments();
+    const std::size_t wanted = static_cast<std::size_t>(opts.max_subspace > 0 ? opts.max_subspace : std::max(24, 8 * k_));
+    max_sub_ = static_cast<int>(std::min(n_, wanted));
+    keep_ = std::min(max_sub_ - k_, std::max(k_, opts.restart_size > 0 ? opts.restart_size : 2 * k_));
+    // A restart keeps at least the wanted roots and leaves room for one correction per root, unless
+    // the basis may grow to span the whole space.
+    if (static_cast<std::size_t>(max_sub_) < n_ && keep_ < k_) {
+      throw std::invalid_argument("cispmv::davidson: max_subspace = " + std::to_string(max_sub_) +
+                                  " is too small for " + std::to_string(k_) + " roots (need >= 2 * num_roots)");
+    }
+    allocate();
+  }
+
+  template <class DiagView>
+  Result solve(const DiagView& diagonal) {
+    Kokkos::Timer total;
+    m_ = initial_guesses(diagonal);
+    extend_projection(0, m_);
+    std::vector<double> residual(static_cast<std::size_t>(k_), 0.0);
+    while (true) {
+      const SymmetricEigen eig = ritz_pairs();
+      const double worst = residual_norms(residual);
+      res_.max_residual_history.push_back(worst);
+      const bool done = worst < opts_.residual_tolerance;
+      // A full basis spans the space: its Ritz pairs are exact, nothing to add.
+      if (done || res_.iterations >= opts_.max_iterations || static_cast<std::size_t>(m_) == n_) {
+        res_.converged = done || static_cast<std::size_t>(m_) == n_;
+        break;
+      }
+      int unconverged = 0;
+      for (int c = 0; c < k_; ++c) unconverged += residual[c] >= opts_.residual_tolerance;
+      const int nvec = std::min(m_, std::max(k_, keep_));
+      if (m_ + unconverged > max_sub_ && m_ > nvec) restart(eig, nvec);
+      const int first = m_;
+      add_corrections(eig, residual, diagonal);
+      if (m_ == first) break;  // every correction lay in the span: the solve has stagnated
+      extend_projection(first, m_);
+      ++res_.iterations;
+    }
+    finish(residual);
+    res_.total_seconds = total.seconds();
+    return res_;
+  }
+
+ private:
+  void check_arguments() const {
+    if (op_.num_rows() != op_.num_cols()) {
+      throw std::invalid_argument("cispmv::davidson: the operator is " + std::to_string(op_.num_rows()) + " x " +
+                                  std::to_string(op_.num_cols()) + ", not square");
+    }
+    if (k_ < 1 || static_cast<std::size_t>(k_) > n_) {
+      throw std::invalid_argument("cispmv::davidson: num_roots = " + std::to_string(k_) + " for an operator of " +
+                                  std::to_string(n_) + " rows");
+    }
+  }
+
+  // Every allocation is left uninitialised (each entry is written before it is read) and bound to
+  // `exec`, so that nothing runs on another execution space behind the caller's back.
+  auto alloc(const char* label) const {
+    return Kokkos::view_alloc(exec_, std::string(label), Kokkos::WithoutInitializing);
+  }
+
+  void allocate() {
+    const int ncols = std::max(k_, keep_);
+    V_ = Basis(alloc("cispmv::davidson::V"), n_, max_sub_);
+    AV_ = Basis(alloc("cispmv::davidson::AV"), n_, max_sub_);
+    R_ = Basis(alloc("cispmv::davidson::R"), n_, ncols);  // residuals
+    W_ = Basis(alloc("cispmv::davidson::W"), n_, ncols);  // scratch of the restart
+    Y_ = Basis(alloc("cispmv::davidson::Y"), max_sub_, ncols);  // Ritz coefficients, copied from the host
+    theta_ = Vec(alloc("cispmv::davidson::theta"), ncols);
+    Y_host_ = Kokkos::create_mirror_view(Y_);
+    theta_host_ = Kokkos::create_mirror_view(theta_);
+    G_.assign(static_cast<std::size_t>(max_sub_) * max_sub_, 0.0);
+  }
+
+  double& g(int i, int j) { return G_[static_cast<std::size_t>(i) * max_sub_ + j]; }
+  static auto column(const Basis& B, int j) { return Kokkos::subview(B, Kokkos::ALL(), j); }
+
+  /// AV(:, j) = A V(:, j), timed.
+  void apply(int j) {
+    exec_.fence();
+    Kokkos::Timer t;
+    op_.apply(1.0, column(V_, j), 0.0, column(AV_, j));
+    exec_.fence();
+    res_.spmv_seconds += t.seconds();
+    ++res_.num_spmv;
+  }
+
+  /// Start vectors: unit vectors on the smallest diagonal entries (ties by row, for determinism).
+  template <class DiagView>
+  int initial_guesses(const DiagView& diagonal) {
+    const int guesses = std::min(max_sub_, std::max(k_, opts_.num_guesses));
+    auto d_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), diagonal);
+    std::vector<std::size_t> order(n_);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::partial_sort(order.begin(), order.begin() + guesses, order.end(), [&](std::size_t x, std::size_t y) {
+      return d_host(x) < d_host(y) || (d_host(x) == d_host(y) && x < y);
+    });
+    Kokkos::View<std::size_t*, memory_space> rows(alloc("cispmv::davidson::guess_rows"), guesses);
+    auto rows_host = Kokkos::create_mirror_view(rows);
+    for (int c = 0; c < guesses; ++c) rows_host(c) = order[c];
+    Kokkos::deep_copy(exec_, rows, rows_host);
+    const Basis V = V_;
+    Kokkos::parallel_for(
+        "cispmv::davidson::guess", Kokkos::RangePolicy<Exec>(exec_, 0, n_), KOKKOS_LAMBDA(const std::size_t i) {
+          for (int c = 0; c < guesses; ++c) V(i, c) = i == rows(c) ? 1.0 : 0.0;
+        });
+    exec_.fence();
+    return guesses;
+  }
+
+  /// Orthonormalises column m of V against columns 0..m-1 by modified Gram-Schmidt, twice (one pass
+  /// loses orthogonality when the correction is nearly in the span); false when it is linearly
+  /// dependent. Each MGS step is fused with the next step's dot product.
+  bool orthonormalise(int m) {
+    auto t = column(V_, m);
+    const double norm0 = std::sqrt(dot(exec_, t, t));
+    if (!(norm0 > 0.0) || !std::isfinite(norm0)) return false;
+    double h = m > 0 ? dot(exec_, column(V_, 0), t) : norm0 * norm0;
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int j = 0; j < m; ++j) {
+        if (j + 1 < m) {
+          h = mgs_step(exec_, h, column(V_, j), t, column(V_, j + 1));
+        } else if (pass == 0) {
+          h = mgs_step(exec_, h, column(V_, j), t, column(V_, 0));
+        } else {
+          h = mgs_step(exec_, h, column(V_, j), t, t);  // h = |t|^2
+        }
+      }
+    }
+    const double norm = std::sqrt(h);
+    if (!(norm > opts_.linear_dependence * norm0)) return false;
+    scale(exec_, 1.0 / norm, t);
+    return true;
+  }
+
+  /// Adds A V(:, j) and the new row/column of G for the columns [first, m).
+  void extend_projection(int first, int m) {
+    for (int j = first; j < m; ++j) {
+      apply(j);
+      const std::vector<double> row = multi_dot(exec_, V_, V_, column(AV_, j), j + 1, true);
+      for (int i = 0; i <= j; ++i) g(i, j) = g(j, i) = row[i];
+    }
+  }
+
+  /// Ritz pairs of the projected problem; their coefficients and values go to Y and theta.
+  SymmetricEigen ritz_pairs() {
+    std::vector<double> Gm(static_cast<std::size_t>(m_) * m_);
+    for (int i = 0; i < m_; ++i) {
+      for (int j = 0; j < m_; ++j) Gm[static_cast<std::size_t>(i) * m_ + j] = g(i, j);
+    }
+    SymmetricEigen eig = jacobi_eigen(Gm, m_);
+    const int nvec = std::min(m_, std::max(k_, keep_));
+    for (int c = 0; c < nvec; ++c) {
+      theta_host_(c) = eig.values[c];
+      for (int j = 0; j < m_; ++j) Y_host_(j, c) = eig.vectors[static_cast<std::size_t>(c) * m_ + j];
+    }
+    Kokkos::deep_copy(exec_, Y_, Y_host_);
+    Kokkos::deep_copy(exec_, theta_, theta_host_);
+    exec_.fence();  // the host mirrors are rewritten later in this iteration
+    return eig;
+  }
+
+  /// Residuals r_c = (AV - theta_c V) y_c of the wanted roots into R; their norms into `residual`;
+  /// returns the largest. A NaN residual is the largest (never "converged").
+  double residual_norms(std::vector<double>& residual) {
+    combine(exec_, AV_, V_, Y_, theta_, m_, k_, R_, true);
+    const std::vector<double> r2 = multi_dot(exec_, R_, R_, column(R_, 0), k_, false);
+    double worst = 0.0;
+    bool not_a_number = false;
+    for (int c = 0; c < k_; ++c) {
+      residual[c] = std::sqrt(r2[c]);
+      not_a_number = not_a_number || std::isnan(residual[c]);
+      worst = std::max(worst, residual[c]);
+    }
+    return not_a_number ? std::numeric_limits<double>::quiet_NaN() : worst;
+  }
+
+  /// V <- V Y(:, 0:nvec), AV <- AV Y(:, 0:nvec), G <- diag(theta): no extra product with A.
+  void restart(const SymmetricEigen& eig, int nvec) {
+    const auto first_nvec = Kokkos::make_pair(0, nvec);
+    combine(exec_, V_, V_, Y_, theta_, m_, nvec, W_, false);
+    Kokkos::deep_copy(exec_, Kokkos::subview(V_, Kokkos::ALL(), first_nvec), Kokkos::subview(W_, Kokkos::ALL(), first_nvec));
+    combine(exec_, AV_, AV_, Y_, theta_, m_, nvec, W_, false);
+    Kokkos::deep_copy(exec_, Kokkos::subview(AV_, Kokkos::ALL(), first_nvec),
+                      Kokkos::subview(W_, Kokkos::ALL(), first_nvec));
+    std::fill(G_.begin(), G_.end(), 0.0);
+    for (int c = 0; c < nvec; ++c) g(c, c) = eig.values[c];
+    for (int c = 0; c < nvec; ++c) {
+      for (int j = 0; j < nvec; ++j) Y_host_(j, c) = j == c ? 1.0 : 0.0;
+    }
+    Kokkos::deep_copy(exec_, Y_, Y_host_);
+    exec_.fence();
+    m_ = nvec;
+    ++res_.restarts;
+  }
+
+  /// Preconditioned corrections t = (D - theta)^-1 r for the unconverged roots, appended to V.
+  template <class DiagView>
+  void add_corrections(const SymmetricEigen& eig, const std::vector<double>& residual, const DiagView& diagonal) {
+    for (int c = 0; c < k_; ++c) {
+      if (residual[c] < opts_.residual_tolerance) continue;
+      if (m_ == max_sub_) break;  // only when max_sub == n < 2 * num_roots: no room for more
+      auto t = column(V_, m_);
+      auto r = column(R_, c);
+      const double th = eig.values[c];
+      const double guard = opts_.denominator_guard;
+      Kokkos::parallel_for(
+          "cispmv::davidson::precondition", Kokkos::RangePolicy<Exec>(exec_, 0, n_),
+          KOKKOS_LAMBDA(const std::size_t i) {
+            double den = diagonal(i) - th;
+            if (den < guard && den > -guard) den = den < 0 ? -guard : guard;
+            t(i) = r(i) / den;
+          });
+      if (orthonormalise(m_)) ++m_;
+    }
+  }
+
+  /// Ritz vectors of the wanted roots and the final figures.
+  void finish(const std::vector<double>& residual) {
+    res_.eigenvalues.assign(theta_host_.data(), theta_host_.data() + k_);
+    res_.residual_norms = residual;
+    res_.subspace_size = m_;
+    res_.eigenvectors = Basis(alloc("cispmv::davidson::eigenvectors"), n_, k_);
+    combine(exec_, V_, V_, Y_, theta_, m_, k_, res_.eigenvectors, false);
+    exec_.fence();
+  }
+
+  Exec exec_;
+  const Operator& op_;
+  DavidsonOptions opts_;
+  std::size_t n_;
+  int k_;
+  int max_sub_ = 0;
+  int keep_ = 0;
+  int m_ = 0;  ///< basis size
+  Basis V_, AV_, R_, W_, Y_;
+  Vec theta_;
+  typename Basis::HostMirror Y_host_;
+  typename Vec::HostMirror theta_host_;
+  std::vector<double> G_;  ///< V^T A V, row-major on the host
+  Result res_;
+};
+
+}  // namespace impl
+
+/// Lowest `opts.num_roots` eigenpairs of the symmetric operator `op` by Davidson's method with the
+/// diagonal preconditioner t = (D - theta)^-1 r.
+///
+/// `op` is either a cispmv matrix in any format (then its products run through one SpmvPlan made
+/// with `opts.spmv`), or an operator: an object with `memory_space`, `num_rows()`, `num_cols()` and
+/// `apply(alpha, x, beta, y)` computing y = beta*y + alpha*A*x on rank-1 Views of that memory space
+/// (an SpmvPlan is one). `diagonal` holds A's diagonal in a memory space `exec` can access.
+///
+/// The basis V and the products AV = A V are LayoutLeft Views of num_rows x max_subspace in the
+/// operator's memory space; every operation runs on `exec`, only the projected matrix G = V^T A V
+/// lives on the host, where jacobi_eigen solves it. Start: unit vectors on the smallest diagonal
+/// entries. Each iteration: Ritz pairs of G, residuals, stop if all wanted residuals are below the
+/// tolerance, else one preconditioned correction per unconverged root, orthogonalised against V by
+/// modified Gram-Schmidt applied twice, discarded when (nearly) linearly dependent, normalised and
+/// appended; its product with A is one apply. When the basis would exceed max_subspace it restarts
+/// from the lowest restart_size Ritz vectors (AV is combined the same way: no extra product). Like
+/// any Krylov-type method it cannot leave an invariant subspace that holds all its start vectors (a
+/// block of the matrix they do not couple to, e.g. another symmetry): see
+/// DavidsonOptions::num_guesses. A NaN in the residuals stops the solve as not converged. Throws
+/// std::invalid_argument on a non-square operator, a diagonal of the wrong size or impossible options.
+template <class Exec, class Operator, class DiagView>
+auto davidson(const Exec& exec, const Operator& op, const DiagView& diagonal, const DavidsonOptions& opts = {}) {
+  if constexpr (impl::is_cispmv_format<Operator>::value) {
+    const SpmvPlan<Exec, Operator> plan(exec, op, opts.spmv);
+    return davidson(exec, plan, diagonal, opts);
+  } else {
+    using memory_space = typename Operator::memory_space;
+    static_assert(Kokkos::SpaceAccessibility<Exec, memory_space>::accessible,
+                  "cispmv::davidson: the operator's memory space is not accessible from this execution space");
+    static_assert(Kokkos::SpaceAccessibility<Exec, typename DiagView::memory_space>::accessible,
+                  "cispmv::davidson: the diagonal is not accessible from this execution space");
+    static_assert(std::is_same_v<typename Operator::value_type, double>, "cispmv::davidson: double operators only");
+    if (diagonal.extent(0) != static_cast<std::size_t>(op.num_rows())) {
+      throw std::invalid_argument("cispmv::davidson: the diagonal has " + std::to_string(diagonal.extent(0)) +
+                                  " entries for " + std::to_string(op.num_rows()) + " rows");
+    }
+    const cispmv::impl::ProfilingRegion region("cispmv::davidson");
+    impl::Davidson<Exec, Operator> solver(exec, op, opts);
+    return solver.solve(diagonal);
+  }
+}
+
+}  // namespace cispmv::solvers

@@ -1,0 +1,311 @@
+// FCIDUMP reader (Knowles and Handy, Comput. Phys. Commun. 54 (1989) 75), in the dialects of PySCF,
+// Psi4 and Molpro.
+#include "cispmv/ci/determinants.hpp"
+#include "cispmv/ci/fcidump.hpp"
+#include "cispmv/errors.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cispmv::ci {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& source, int line, const std::string& what) {
+  throw ParseError(source, line > 0 ? static_cast<std::size_t>(line) : 0, what);
+}
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+struct Token {
+  std::string text;
+  int line;
+};
+
+// Splits the namelist into keys, '=' and values; commas and blanks only separate.
+void tokenize_namelist_line(const std::string& text, int line, std::vector<Token>& tokens) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const char c = text[i];
+    if (std::isspace(static_cast<unsigned char>(c)) || c == ',') {
+      ++i;
+    } else if (c == '=') {
+      tokens.push_back({"=", line});
+      ++i;
+    } else {
+      std::size_t j = i;
+      while (j < text.size() && !std::isspace(static_cast<unsigned char>(text[j])) && text[j] != ',' &&
+             text[j] != '=') {
+        ++j;
+      }
+      tokens.push_back({text.substr(i, j - i), line});
+      i = j;
+    }
+  }
+}
+
+bool is_key(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+bool parse_int(const std::string& s, long& value) {
+  if (s.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  value = std::strtol(s.c_str(), &end, 10);
+  return errno == 0 && end == s.c_str() + s.size();
+}
+
+// Fortran writes exponents as 1.0D-01; strtod wants 1.0E-01.
+bool parse_real(std::string s, double& value) {
+  if (s.empty()) return false;
+  std::replace(s.begin(), s.end(), 'D', 'E');
+  std::replace(s.begin(), s.end(), 'd', 'e');
+  errno = 0;
+  char* end = nullptr;
+  value = std::strtod(s.c_str(), &end);
+  return errno == 0 && end == s.c_str() + s.size();
+}
+
+struct NamelistEntry {
+  std::vector<Token> values;
+  int line = 0;
+};
+
+int single_int(const std::string& source, const std::string& key, const NamelistEntry& e) {
+  if (e.values.size() != 1) {
+    fail(source, e.line, "expected one integer value for " + key + ", got " + std::to_string(e.values.size()));
+  }
+  long v = 0;
+  if (!parse_int(e.values[0].text, v)) {
+    fail(source, e.values[0].line, "expected an integer for " + key + ", got '" + e.values[0].text + "'");
+  }
+  return static_cast<int>(v);
+}
+
+using Namelist = std::vector<std::pair<std::string, NamelistEntry>>;
+
+/// The tokens of the &FCI namelist, from its header line to `&END` or `/`; `line_no` ends on the
+/// namelist's last line.
+std::vector<Token> read_namelist_tokens(std::istream& in, const std::string& source, int& line_no) {
+  std::string text;
+  bool started = false;
+  bool finished = false;
+  std::vector<Token> tokens;
+  while (!finished && std::getline(in, text)) {
+    ++line_no;
+    std::string rest = text;
+    if (!started) {
+      const std::string up = upper(text);
+      const std::size_t at = up.find("&FCI");
+      if (at == std::string::npos) {
+        if (std::all_of(text.begin(), text.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); })) {
+          continue;
+        }
+        fail(source, line_no, "expected the '&FCI' namelist header, got '" + text + "'");
+      }
+      started = true;
+      rest = text.substr(at + 4);
+    }
+    // The namelist ends at &END (also $END in old files) or at a '/'.
+    const std::string up = upper(rest);
+    std::size_t end = std::string::npos;
+    for (const char* marker : {"&END", "$END", "/"}) {
+      end = std::min(end, up.find(marker));
+    }
+    if (end != std::string::npos) {
+      rest = rest.substr(0, end);
+      finished = true;
+    }
+    tokenize_namelist_line(rest, line_no, tokens);
+  }
+  if (!started) fail(source, 0, "empty file: expected the '&FCI' namelist header");
+  if (!finished) fail(source, line_no, "end of file inside the &FCI namelist: expected '&END' or '/'");
+
+  return tokens;
+}
+
+/// The namelist's `KEY = value[, value...]` entries, keys upper-cased, in file order.
+Namelist group_entries(const std::vector<Token>& tokens, const std::string& source) {
+  Namelist entries;
+  for (std::size_t t = 0; t < tokens.size();) {
+    const Token& key = tokens[t];
+    if (!is_key(key.text) || t + 1 >= tokens.size() || tokens[t + 1].text != "=") {
+      fail(source, key.line, "expected 'KEY=value' in the &FCI namelist, got '" + key.text + "'");
+    }
+    NamelistEntry entry;
+    entry.line = key.line;
+    t += 2;
+    // A value list runs up to the next 'KEY ='.
+    while (t < tokens.size() && !(t + 1 < tokens.size() && tokens[t + 1].text == "=")) {
+      if (tokens[t].text == "=") fail(source, tokens[t].line, "unexpected '=' in the &FCI namelist");
+      entry.values.push_back(tokens[t]);
+      ++t;
+    }
+    entries.emplace_back(upper(key.text), std::move(entry));
+  }
+
+  return entries;
+}
+
+/// The header values (NORB, NELEC, MS2, ISYM, ORBSYM) checked, as an FciDump with zero integrals.
+FciDump header_from_namelist(const Namelist& entries, const std::string& source, int line_no) {
+  auto find = [&](const std::string& key) -> const NamelistEntry* {
+    const NamelistEntry* found = nullptr;
+    for (const auto& e : entries) {
+      if (e.first == key) found = &e.second;
+    }
+    return found;
+  };
+
+  const NamelistEntry* norb_entry = find("NORB");
+  const NamelistEntry* nelec_entry = find("NELEC");
+  if (norb_entry == nullptr) fail(source, line_no, "the &FCI namelist has no NORB");
+  if (nelec_entry == nullptr) fail(source, line_no, "the &FCI namelist has no NELEC");
+  const int norb = single_int(source, "NORB", *norb_entry);
+  const int nelec = single_int(source, "NELEC", *nelec_entry);
+  if (norb < 1 || norb > max_orbitals) {
+    fail(source, norb_entry->line,
+         "expected 1 <= NORB <= " + std::to_string(max_orbitals) + " (64-bit occupation strings), got " +
+             std::to_string(norb));
+  }
+  if (nelec < 0 || nelec > 2 * norb) {
+    fail(source, nelec_entry->line, "expected 0 <= NELEC <= 2*NORB = " + std::to_string(2 * norb) + ", got " +
+                                        std::to_string(nelec));
+  }
+  FciDump dump(norb, nelec, 0);
+  if (const NamelistEntry* e = find("MS2")) {
+    dump.ms2 = single_int(source, "MS2", *e);
+    if (dump.ms2 < -nelec || dump.ms2 > nelec || (nelec + dump.ms2) % 2 != 0 || (nelec + dump.ms2) / 2 > norb ||
+        (nelec - dump.ms2) / 2 > norb) {
+      fail(source, e->line, "MS2 = " + std::to_string(dump.ms2) + " is impossible for NELEC = " +
+                                std::to_string(nelec) + " in NORB = " + std::to_string(norb) + " orbitals");
+    }
+  }
+  if (const NamelistEntry* e = find("ISYM")) {
+    dump.isym = single_int(source, "ISYM", *e);
+    if (dump.isym < 1 || dump.isym > 8) {
+      fail(source, e->line, "expected ISYM in 1..8 (Molpro irrep numbering), got " + std::to_string(dump.isym));
+    }
+  }
+  if (const NamelistEntry* e = find("ORBSYM")) {
+    if (e->values.size() != static_cast<std::size_t>(norb)) {
+      fail(source, e->line, "expected NORB = " + std::to_string(norb) + " ORBSYM values, got " +
+                                std::to_string(e->values.size()));
+    }
+    for (int p = 0; p < norb; ++p) {
+      long v = 0;
+      if (!parse_int(e->values[p].text, v) || v < 1 || v > 8) {
+        fail(source, e->values[p].line,
+             "expected ORBSYM values in 1..8 (Molpro irrep numbering; PySCF writes it with molpro_orbsym=True), "
+             "got '" + e->values[p].text + "'");
+      }
+      dump.orbsym[p] = static_cast<int>(v);
+    }
+  }
+  for (const char* key : {"IUHF", "UHF"}) {
+    if (const NamelistEntry* e = find(key)) {
+      const std::string v = e->values.empty() ? "" : upper(e->values[0].text);
+      if (v == "1" || v == ".TRUE." || v == "T" || v == ".T.") {
+        fail(source, e->line, "unrestricted (spin-dependent) integrals are not supported");
+      }
+    }
+  }
+  return dump;
+}
+
+/// Reads the integral lines `value i j k l` into `dump`.
+void read_integrals(std::istream& in, const std::string& source, int& line_no, FciDump& dump) {
+  const int norb = dump.num_orbitals;
+  std::string text;
+  while (std::getline(in, text)) {
+    ++line_no;
+    std::istringstream ls(text);
+    std::string fields[6];
+    int count = 0;
+    while (count < 6 && ls >> fields[count]) ++count;
+    if (count == 0) continue;
+    if (count != 5) {
+      fail(source, line_no, "expected an integral line 'value i j k l', got '" + text + "'");
+    }
+    double value = 0.0;
+    if (!parse_real(fields[0], value)) {
+      fail(source, line_no, "expected a real number as the integral value, got '" + fields[0] + "'");
+    }
+    long idx[4];
+    for (int a = 0; a < 4; ++a) {
+      if (!parse_int(fields[a + 1], idx[a])) {
+        fail(source, line_no, "expected an integer orbital index, got '" + fields[a + 1] + "'");
+      }
+      if (idx[a] < 0 || idx[a] > norb) {
+        fail(source, line_no, "orbital index " + std::to_string(idx[a]) + " is outside 1..NORB = 1.." +
+                                  std::to_string(norb) + " (0 only as a placeholder)");
+      }
+    }
+    const int i = static_cast<int>(idx[0]) - 1;
+    const int j = static_cast<int>(idx[1]) - 1;
+    const int k = static_cast<int>(idx[2]) - 1;
+    const int l = static_cast<int>(idx[3]) - 1;
+    if (i >= 0 && j >= 0 && k >= 0 && l >= 0) {
+      dump.set_two(i, j, k, l, value);
+    } else if (i >= 0 && j >= 0 && k < 0 && l < 0) {
+      dump.set_one(i, j, value);
+    } else if (i >= 0 && j < 0 && k < 0 && l < 0) {
+      // Orbital energy: not part of the Hamiltonian.
+    } else if (i < 0 && j < 0 && k < 0 && l < 0) {
+      dump.core_energy = value;
+    } else {
+      fail(source, line_no, "expected the indices 'i j k l', 'i j 0 0', 'i 0 0 0' or '0 0 0 0', got '" + fields[1] +
+                                " " + fields[2] + " " + fields[3] + " " + fields[4] + "'");
+    }
+  }
+}
+
+}  // namespace
+
+FciDump::FciDump(int norb, int nelec, int ms2_value)
+    : num_orbitals(norb),
+      num_electrons(nelec),
+      ms2(ms2_value),
+      orbsym(static_cast<std::size_t>(norb), 1),
+      one_electron(static_cast<std::size_t>(norb) * norb, 0.0) {
+  const std::size_t npair = static_cast<std::size_t>(norb) * (norb + 1) / 2;
+  two_electron.assign(npair * (npair + 1) / 2, 0.0);
+}
+
+void FciDump::set_one(int p, int q, double value) {
+  one_electron[static_cast<std::size_t>(p) * num_orbitals + q] = value;
+  one_electron[static_cast<std::size_t>(q) * num_orbitals + p] = value;
+}
+
+void FciDump::set_two(int p, int q, int r, int s, double value) { two_electron[eri_index(p, q, r, s)] = value; }
+
+FciDump parse_fcidump(std::istream& in, const std::string& source) {
+  int line_no = 0;
+  const std::vector<Token> tokens = read_namelist_tokens(in, source, line_no);
+  FciDump dump = header_from_namelist(group_entries(tokens, source), source, line_no);
+  read_integrals(in, source, line_no, dump);
+  return dump;
+}
+
+FciDump read_fcidump(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + ": cannot open the FCIDUMP file: " + std::strerror(errno));
+  return parse_fcidump(in, path);
+}
+
+}  // namespace cispmv::ci
