@@ -25,12 +25,16 @@ using cispmv::ci::FciDump;
 
 std::string data_path(const std::string& name) { return std::string(CISPMV_TEST_DATA_DIR) + "/" + name; }
 
-// The message of the std::runtime_error that parsing `text` throws ("" if none).
+// The message of the cispmv::ParseError that parsing `text` throws ("" if none); the error's file
+// and line must agree with its message, as for every reader.
 std::string parse_error(const std::string& text) {
   std::istringstream in(text);
   try {
     cispmv::ci::parse_fcidump(in, "test.fcidump");
-  } catch (const std::runtime_error& e) {
+  } catch (const cispmv::ParseError& e) {
+    EXPECT_EQ(e.file(), "test.fcidump");
+    const std::string where = e.line() > 0 ? "test.fcidump:" + std::to_string(e.line()) + ": " : "test.fcidump: ";
+    EXPECT_EQ(std::string(e.what()), where + e.problem());
     return e.what();
   }
   return "";

@@ -211,3 +211,62 @@ TEST(PaperReports, StatsCountRegionsLongestRowAndEmptyRows) {
 }
 
 }  // namespace
+
+// ------------------------------------------------------------------------------- the registry
+namespace {
+
+using namespace cispmv;
+
+TEST(Registry, NamesAreUniqueAndParseBack) {
+  std::vector<std::string> names = format_names();
+  ASSERT_EQ(names.size(), format_registry.size());
+  for (const FormatInfo& info : format_registry) {
+    EXPECT_EQ(parse_format(info.name), info.format);
+    EXPECT_STREQ(format_info(info.format).name, info.name);
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(std::unique(names.begin(), names.end()), names.end());
+  try {
+    parse_format("coo");
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("hybrid"), std::string::npos) << e.what();  // lists the names
+  }
+}
+
+// The registry's kernel list is the kernels' own: the ELLPACK layouts have no vector kernel.
+TEST(Registry, KernelsAreWhatTheFunctorsProvide) {
+  EXPECT_EQ(format_kernels(Format::ell), std::vector<Kernel>{Kernel::scalar});
+  EXPECT_EQ(format_kernels(Format::sell), std::vector<Kernel>{Kernel::scalar});
+  for (Format f : {Format::csr, Format::ellr, Format::sellr, Format::hybrid, Format::hybrid16}) {
+    EXPECT_EQ(format_kernels(f), (std::vector<Kernel>{Kernel::scalar, Kernel::vector})) << format_info(f).name;
+  }
+}
+
+// Every format the registry builds converts back to the same CSR matrix, with its own name.
+TEST(Registry, EveryFormatBuildsAndConvertsBackExactly) {
+  const auto A = random_irregular<double>(97, 83, 41, 40);
+  FormatParams params;
+  params.slice_height = 8;
+  for (const FormatInfo& info : format_registry) {
+    with_host_format(info.format, A, params, [&](const auto& F) {
+      EXPECT_STREQ(std::decay_t<decltype(F)>::format_name, info.name);
+      const auto B = to_csr(F);
+      ASSERT_EQ(B.nnz(), A.nnz()) << info.name;
+      for (int r = 0; r <= A.num_rows; ++r) ASSERT_EQ(B.row_ptr(r), A.row_ptr(r)) << info.name;
+      for (std::size_t k = 0; k < A.nnz(); ++k) {
+        ASSERT_EQ(B.col_idx(k), A.col_idx(k)) << info.name;
+        ASSERT_EQ(B.values(k), A.values(k)) << info.name;
+      }
+    });
+  }
+}
+
+// Host spaces are not GPUs; the trait asks the memory space, so HIP and SYCL devices count as GPUs.
+static_assert(!impl::is_gpu_space_v<Kokkos::DefaultHostExecutionSpace>);
+static_assert(!impl::is_gpu_space_v<Kokkos::Serial>);
+#if defined(KOKKOS_ENABLE_CUDA)
+static_assert(impl::is_gpu_space_v<Kokkos::Cuda>);
+#endif
+
+}  // namespace

@@ -246,3 +246,45 @@ TEST(TEST_CATEGORY, CiFullCiOfFrozenCoreH2OInA1MatchesPySCF) {
   // energy error by about 1e-10 / gap (gap 0.37 Eh), well inside 1e-8 Eh, with fewer SpMVs.
   check_against_pyscf("h2o_631g_fc_fci", "csr", 1e-5);
 }
+
+namespace {
+
+/// A matrix-free operator, y = beta*y + alpha*D*x with D = diag(1, 2, ..., n): Davidson takes any
+/// object with the operator interface, not only cispmv matrices.
+struct DiagonalOperator {
+  using value_type = double;
+  using memory_space = TEST_MEMSPACE;
+  int n;
+  int num_rows() const { return n; }
+  int num_cols() const { return n; }
+  template <class X, class Y>
+  void apply(double alpha, const X& x, double beta, const Y& y) const {
+    Kokkos::parallel_for(
+        Kokkos::RangePolicy<TEST_EXECSPACE>(0, n),
+        KOKKOS_LAMBDA(const int i) { y(i) = (beta == 0.0 ? 0.0 : beta * y(i)) + alpha * (i + 1.0) * x(i); });
+  }
+};
+
+}  // namespace
+
+TEST(TEST_CATEGORY, CiDavidsonSolvesAMatrixFreeOperator) {
+  const DiagonalOperator op{40};
+  Kokkos::View<double*, TEST_MEMSPACE> diagonal("diagonal", 40);
+  Kokkos::parallel_for(
+      Kokkos::RangePolicy<TEST_EXECSPACE>(0, 40), KOKKOS_LAMBDA(const int i) { diagonal(i) = i + 1.0; });
+  cispmv::solvers::DavidsonOptions opts;
+  opts.num_roots = 3;
+  const auto res = cispmv::solvers::davidson(TEST_EXECSPACE(), op, diagonal, opts);
+  ASSERT_TRUE(res.converged);
+  for (int c = 0; c < 3; ++c) EXPECT_NEAR(res.eigenvalues[c], c + 1.0, 1e-12);
+}
+
+// A NaN in the matrix must not be reported as converged (max(0, NaN) is 0 in a naive test).
+TEST(TEST_CATEGORY, CiDavidsonDoesNotConvergeOnNaN) {
+  auto A = random_symmetric(30, 7);
+  A.values(A.row_ptr(3)) = std::numeric_limits<double>::quiet_NaN();
+  cispmv::solvers::DavidsonOptions opts;
+  opts.max_iterations = 20;
+  const auto res = davidson_on_backend(A, A, opts);
+  EXPECT_FALSE(res.converged);
+}

@@ -163,3 +163,100 @@ TEST(TEST_CATEGORY, VectorKernelOnPlainEllpackIsRefused) {
 }
 
 }  // namespace
+
+// ------------------------------------------------------------------------------------ the plan
+namespace {
+
+using namespace cispmv;
+
+// A plan made once and applied many times gives the one-shot spmv's result every time, with any
+// beta, and reports the choices it made.
+TEST(TEST_CATEGORY, PlanAppliedManyTimesMatchesOneShotSpmv) {
+  const auto hA = cispmv::test::random_irregular<double>(300, 280, 31, 150);
+  const auto A = to_device<TEST_EXECSPACE>(to_hybrid(hA, 8));
+  const auto hx = cispmv::test::random_vector<double>(280, 32);
+  auto x = Kokkos::create_mirror_view_and_copy(TEST_MEMSPACE(), hx);
+  Kokkos::View<double*, TEST_MEMSPACE> y_plan("y_plan", 300), y_once("y_once", 300);
+  for (Kernel k : {Kernel::scalar, Kernel::vector, Kernel::automatic}) {
+    SpmvOptions o;
+    o.kernel = k;
+    const auto plan = make_spmv_plan(TEST_EXECSPACE(), A, o);
+    EXPECT_NE(plan.kernel(), Kernel::automatic);
+    EXPECT_NE(plan.description().find("hybrid"), std::string::npos) << plan.description();
+    Kokkos::deep_copy(y_plan, 0.0);
+    Kokkos::deep_copy(y_once, 0.0);
+    for (int rep = 0; rep < 3; ++rep) {  // y = 0.5 y + 2 A x, three times
+      plan.apply(2.0, x, 0.5, y_plan);
+      spmv(TEST_EXECSPACE(), 2.0, A, x, 0.5, y_once, o);
+    }
+    Kokkos::fence();
+    EXPECT_TRUE(cispmv::test::allclose(y_plan, y_once, 0.0)) << "kernel " << kernel_name(k);
+  }
+}
+
+TEST(TEST_CATEGORY, PlanResolvesAutomaticChoicesOnce) {
+  const auto A = to_device<TEST_EXECSPACE>(cispmv::test::random_irregular<double>(100, 90, 33, 60));
+  const auto plan = make_spmv_plan(TEST_EXECSPACE(), A, SpmvOptions{Kernel::vector});
+  EXPECT_EQ(plan.kernel(), Kernel::vector);
+  EXPECT_GE(plan.rows_per_team(), 1);
+  EXPECT_GE(plan.team_size(), 1);
+  EXPECT_LE(plan.team_size(), plan.rows_per_team());
+  EXPECT_GE(plan.vector_length(), 1);
+  EXPECT_EQ(plan.unroll(), impl::default_unroll);  // CSR vector kernel, x never staged
+  EXPECT_EQ(plan.scratch_bytes(), 0u);
+  if (!impl::is_gpu_space_v<TEST_EXECSPACE>) {
+    EXPECT_EQ(plan.vector_length(), 1);  // one lane per row on the host
+    EXPECT_EQ(make_spmv_plan(TEST_EXECSPACE(), A).kernel(), Kernel::scalar);
+  }
+  SpmvOptions bad;
+  bad.unroll = 3;
+  EXPECT_THROW(make_spmv_plan(TEST_EXECSPACE(), A, bad), std::invalid_argument);
+  bad = SpmvOptions{};
+  bad.team_size = -1;
+  EXPECT_THROW(make_spmv_plan(TEST_EXECSPACE(), A, bad), std::invalid_argument);
+}
+
+TEST(TEST_CATEGORY, StagingOnlyWhereTheHybridKernelCanStage) {
+  const auto hA = cispmv::test::random_irregular<double>(120, 100, 34, 60);
+  const auto H = to_device<TEST_EXECSPACE>(to_hybrid(hA, 6));
+  SpmvOptions on{Kernel::vector};
+  on.stage_reference_x = StageReferenceX::on;
+  const auto staged = make_spmv_plan(TEST_EXECSPACE(), H, on);
+  EXPECT_GE(staged.scratch_bytes(), sizeof(double) * static_cast<std::size_t>(H.reference_x_extent));
+  EXPECT_NE(staged.description().find("staged"), std::string::npos) << staged.description();
+  SpmvOptions off = on;
+  off.stage_reference_x = StageReferenceX::off;
+  EXPECT_EQ(make_spmv_plan(TEST_EXECSPACE(), H, off).scratch_bytes(), 0u);
+  // nothing in the reference region: nothing to stage, and asking for it is an error
+  const auto H0 = to_device<TEST_EXECSPACE>(to_hybrid(hA, 0));
+  EXPECT_THROW(make_spmv_plan(TEST_EXECSPACE(), H0, on), std::invalid_argument);
+}
+
+// Profiling regions are RAII: spmv opens and closes one, and an exception thrown inside a region
+// (a failing launch) does not leave it open.
+int pushed = 0, popped = 0;
+void count_push(const char*) { ++pushed; }
+void count_pop() { ++popped; }
+
+TEST(TEST_CATEGORY, ProfilingRegionsCloseEvenWhenAnExceptionLeavesThem) {
+  Kokkos::Tools::Experimental::set_push_region_callback(count_push);
+  Kokkos::Tools::Experimental::set_pop_region_callback(count_pop);
+  const auto A = to_device<TEST_EXECSPACE>(paper_example());
+  Kokkos::View<double*, TEST_MEMSPACE> x("x", 5), y("y", 6);
+  pushed = popped = 0;
+  spmv(TEST_EXECSPACE(), 1.0, A, x, 0.0, y);
+  Kokkos::fence();
+  EXPECT_EQ(pushed, 1);
+  EXPECT_EQ(popped, 1);
+  try {
+    const impl::ProfilingRegion region("cispmv::test::throwing");
+    throw std::runtime_error("a launch failed");
+  } catch (const std::runtime_error&) {
+  }
+  EXPECT_EQ(pushed, 2);
+  EXPECT_EQ(popped, 2);
+  Kokkos::Tools::Experimental::set_push_region_callback(nullptr);
+  Kokkos::Tools::Experimental::set_pop_region_callback(nullptr);
+}
+
+}  // namespace

@@ -544,110 +544,124 @@ class TextWriter {
   std::size_t used_ = 0;
 };
 
-}  // namespace
-
-HostCsr read_matrix_market(const std::string& path) {
-  FilePtr file = open_file(path, "rb", "read_matrix_market");
-  std::error_code ec;
-  const auto file_size = static_cast<std::uint64_t>(std::filesystem::file_size(path, ec));
-  LineReader reader(file.get(), path);
-  std::string_view line;
-
-  if (!reader.next(line)) throw ParseError(path, 1, "empty file: expected a '%%MatrixMarket' header");
-  const Header header = parse_header(line, path);
-
-  std::size_t size_line_number = 0;
+/// The header, the size line and its line number: what the entries are checked against.
+struct Preamble {
+  Header header;
   SizeLine size;
+  std::size_t size_line_number = 0;
+};
+
+/// Reads the header and the size line, and checks the announced sizes against the file's size
+/// before anything is allocated.
+Preamble read_preamble(LineReader& reader, const std::string& path, std::uint64_t file_size, bool size_known) {
+  std::string_view line;
+  if (!reader.next(line)) throw ParseError(path, 1, "empty file: expected a '%%MatrixMarket' header");
+  Preamble p;
+  p.header = parse_header(line, path);
   for (;;) {
     if (!reader.next(line)) {
       throw ParseError(path, reader.line_number() + 1,
                        "missing size line 'rows columns entries': the file ends after the header");
     }
     if (is_skippable(line)) continue;
-    size_line_number = reader.line_number();
-    size = parse_size_line(line, size_line_number, path);
+    p.size_line_number = reader.line_number();
+    p.size = parse_size_line(line, p.size_line_number, path);
     break;
   }
-  if (header.symmetric && size.rows != size.cols) {
-    throw ParseError(path, size_line_number,
-                     "a symmetric matrix must be square, the size line says " + std::to_string(size.rows) + " x " +
-                         std::to_string(size.cols));
+  if (p.header.symmetric && p.size.rows != p.size.cols) {
+    throw ParseError(path, p.size_line_number,
+                     "a symmetric matrix must be square, the size line says " + std::to_string(p.size.rows) + " x " +
+                         std::to_string(p.size.cols));
   }
   // Every entry needs at least "i j\n" or "i j v\n": a larger count is a corrupt size line or a
   // truncated file, and must not turn into a huge allocation.
-  const std::uint64_t min_entry_bytes = header.field == Field::pattern ? 4 : 6;
-  if (!ec && static_cast<std::uint64_t>(size.entries) > (file_size + 1) / min_entry_bytes) {
-    throw ParseError(path, size_line_number,
-                     "the size line announces " + std::to_string(size.entries) + " entries but the file has only " +
+  const std::uint64_t min_entry_bytes = p.header.field == Field::pattern ? 4 : 6;
+  if (size_known && static_cast<std::uint64_t>(p.size.entries) > (file_size + 1) / min_entry_bytes) {
+    throw ParseError(path, p.size_line_number,
+                     "the size line announces " + std::to_string(p.size.entries) + " entries but the file has only " +
                          std::to_string(file_size) + " bytes (at least " + std::to_string(min_entry_bytes) +
                          " per entry): truncated file?");
   }
+  return p;
+}
 
-  const auto entries = static_cast<std::size_t>(size.entries);
-  std::unique_ptr<int[]> coo_row(new int[entries]);
-  std::unique_ptr<int[]> coo_col(new int[entries]);
-  std::unique_ptr<double[]> coo_val(header.field == Field::pattern ? nullptr : new double[entries]);
-  std::vector<std::size_t> row_count(static_cast<std::size_t>(size.rows) + 1, 0);
-  std::size_t mirrored = 0;
+/// The entries in file order, and how many each row will hold (mirrored entries included).
+struct Coordinates {
+  std::unique_ptr<int[]> row, col;
+  std::unique_ptr<double[]> value;  ///< null for pattern files (every value 1)
+  std::vector<std::size_t> row_count;  ///< row_count[r + 1]: entries of row r
+  std::size_t entries = 0;
+  std::size_t mirrored = 0;  ///< off-diagonal entries of a symmetric file, stored twice
+};
+
+/// Reads exactly the announced entries; fewer or more throw ParseError naming the line.
+Coordinates read_entries(LineReader& reader, const Preamble& p, const std::string& path) {
+  Coordinates c;
+  c.entries = static_cast<std::size_t>(p.size.entries);
+  c.row.reset(new int[c.entries]);
+  c.col.reset(new int[c.entries]);
+  if (p.header.field != Field::pattern) c.value.reset(new double[c.entries]);
+  c.row_count.assign(static_cast<std::size_t>(p.size.rows) + 1, 0);
   std::size_t count = 0;
-
+  std::string_view line;
   while (reader.next(line)) {
     Entry e;
-    if (!parse_entry_fast(line, header.field, size.rows, size.cols, e)) {
+    if (!parse_entry_fast(line, p.header.field, p.size.rows, p.size.cols, e)) {
       if (is_skippable(line)) continue;
-      e = parse_entry_checked(line, reader.line_number(), header.field, size, path);
+      e = parse_entry_checked(line, reader.line_number(), p.header.field, p.size, path);
     }
-    if (count == entries) {
+    if (count == c.entries) {
       throw ParseError(path, reader.line_number(),
-                       "more entries than the " + std::to_string(entries) + " announced on line " +
-                           std::to_string(size_line_number) + " (found " + quote(line) + ")");
+                       "more entries than the " + std::to_string(c.entries) + " announced on line " +
+                           std::to_string(p.size_line_number) + " (found " + quote(line) + ")");
     }
-    coo_row[count] = e.row;
-    coo_col[count] = e.col;
-    if (coo_val) coo_val[count] = e.value;
-    ++row_count[static_cast<std::size_t>(e.row) + 1];
-    if (header.symmetric && e.row != e.col) {
-      ++row_count[static_cast<std::size_t>(e.col) + 1];
-      ++mirrored;
+    c.row[count] = e.row;
+    c.col[count] = e.col;
+    if (c.value) c.value[count] = e.value;
+    ++c.row_count[static_cast<std::size_t>(e.row) + 1];
+    if (p.header.symmetric && e.row != e.col) {
+      ++c.row_count[static_cast<std::size_t>(e.col) + 1];
+      ++c.mirrored;
     }
     ++count;
   }
-  if (count < entries) {
+  if (count < c.entries) {
     throw ParseError(path, reader.line_number() + 1,
-                     "the file ends after " + std::to_string(count) + " of the " + std::to_string(entries) +
-                         " entries announced on line " + std::to_string(size_line_number) + " (truncated file?)");
+                     "the file ends after " + std::to_string(count) + " of the " + std::to_string(c.entries) +
+                         " entries announced on line " + std::to_string(p.size_line_number) + " (truncated file?)");
   }
-  file.reset();
+  return c;
+}
 
-  // Counting sort into CSR, directly in the result's arrays: the row counts become row_ptr, then
-  // a cursor per row scatters the entries in file order (so duplicates are summed in file order).
-  const std::size_t total = entries + mirrored;
-  HostCsr A("cispmv::read_matrix_market", static_cast<int>(size.rows), static_cast<int>(size.cols), total);
+/// Counting sort into CSR, directly in the result's arrays: the row counts become row_ptr, then a
+/// cursor per row scatters the entries in file order (so duplicates are summed in file order); rows
+/// are then sorted and duplicates merged. Frees the coordinates as soon as they are scattered.
+HostCsr coordinates_to_csr(Coordinates c, const Preamble& p) {
+  const std::size_t total = c.entries + c.mirrored;
+  HostCsr A("cispmv::read_matrix_market", static_cast<int>(p.size.rows), static_cast<int>(p.size.cols), total);
   std::size_t* row_ptr = A.row_ptr.data();
   int* col = A.col_idx.data();
   double* val = A.values.data();
-  for (std::size_t r = 0; r < static_cast<std::size_t>(size.rows); ++r) row_count[r + 1] += row_count[r];
-  std::copy(row_count.begin(), row_count.end(), row_ptr);
-  {
-    std::vector<std::size_t>& cursor = row_count;  // row_count(r) == row_ptr(r) here
-    for (std::size_t k = 0; k < entries; ++k) {
-      const int r = coo_row[k];
-      const int c = coo_col[k];
-      const double v = coo_val ? coo_val[k] : 1.0;
-      std::size_t at = cursor[static_cast<std::size_t>(r)]++;
-      col[at] = c;
+  std::vector<std::size_t>& cursor = c.row_count;
+  for (std::size_t r = 0; r < static_cast<std::size_t>(p.size.rows); ++r) cursor[r + 1] += cursor[r];
+  std::copy(cursor.begin(), cursor.end(), row_ptr);  // cursor(r) == row_ptr(r) from here
+  for (std::size_t k = 0; k < c.entries; ++k) {
+    const int r = c.row[k];
+    const int cc = c.col[k];
+    const double v = c.value ? c.value[k] : 1.0;
+    std::size_t at = cursor[static_cast<std::size_t>(r)]++;
+    col[at] = cc;
+    val[at] = v;
+    if (p.header.symmetric && r != cc) {
+      at = cursor[static_cast<std::size_t>(cc)]++;
+      col[at] = r;
       val[at] = v;
-      if (header.symmetric && r != c) {
-        at = cursor[static_cast<std::size_t>(c)]++;
-        col[at] = r;
-        val[at] = v;
-      }
     }
   }
-  coo_row.reset();
-  coo_col.reset();
-  coo_val.reset();
-  const std::size_t nnz = sort_and_merge_rows(row_ptr, size.rows, col, val);
+  c.row.reset();
+  c.col.reset();
+  c.value.reset();
+  const std::size_t nnz = sort_and_merge_rows(row_ptr, p.size.rows, col, val);
   if (nnz == total) return A;
   // Duplicates were merged: shrink to the exact size, as nnz() is the extent of the arrays.
   HostCsr B("cispmv::read_matrix_market", A.num_rows, A.num_cols, nnz);
@@ -655,6 +669,19 @@ HostCsr read_matrix_market(const std::string& path) {
   std::copy_n(col, nnz, B.col_idx.data());
   std::copy_n(val, nnz, B.values.data());
   return B;
+}
+
+}  // namespace
+
+HostCsr read_matrix_market(const std::string& path) {
+  FilePtr file = open_file(path, "rb", "read_matrix_market");
+  std::error_code ec;
+  const auto file_size = static_cast<std::uint64_t>(std::filesystem::file_size(path, ec));
+  LineReader reader(file.get(), path);
+  const Preamble preamble = read_preamble(reader, path, file_size, !ec);
+  Coordinates coordinates = read_entries(reader, preamble, path);
+  file.reset();
+  return coordinates_to_csr(std::move(coordinates), preamble);
 }
 
 void write_matrix_market(const std::string& path, const HostCsr& A, bool symmetric) {

@@ -41,7 +41,10 @@ struct SpmvFunctor<Exec, HybridMatrix<S, O, Off, D, R>, XView, YView, Beta, Unro
   /// reference region of a CI matrix spans few columns, so every team reads them from shared memory.
   bool stage_x = false;
 
-  static std::size_t scratch_bytes(const HybridMatrix<S, O, Off, D, R>& A) { return scratch_view::shmem_size(A.reference_x_extent); }
+  /// Team scratch bytes of the staged x (0 when the reference region is empty: nothing to stage).
+  static std::size_t scratch_bytes(const HybridMatrix<S, O, Off, D, R>& A) {
+    return A.reference_x_extent > 0 ? scratch_view::shmem_size(A.reference_x_extent) : 0;
+  }
 
   KOKKOS_INLINE_FUNCTION void operator()(const typename Base::team_member& team) const {
     if (stage_x) {
