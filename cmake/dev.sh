@@ -9,6 +9,7 @@
 #
 # `run` is the main job (the cispmv program on its built-in default matrix), `test` the test suite.
 # With Kokkos_ROOT and KokkosKernels_ROOT set, the installed Kokkos is used instead of .deps/.
+# CISPMV_CMAKE_ARGS (e.g. "-DCISPMV_WARNINGS_AS_ERRORS=ON", as CI sets it) goes to the configure step.
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$top"
@@ -19,12 +20,12 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --preset) preset=${2:?}; boot_args+=(--preset "$2"); shift 2 ;;
     --arch|--source|--jobs) boot_args+=("$1" "${2:?}"); shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) break ;;
   esac
 done
 job=${1:-}
-[ -n "$job" ] || { sed -n '2,13p' "$0"; exit 2; }
+[ -n "$job" ] || { sed -n '2,14p' "$0"; exit 2; }
 shift
 
 # System packages: the build tools and the libraries cispmv's tests, benchmarks and CLI use.
@@ -54,7 +55,8 @@ if [ -z "${Kokkos_ROOT:-}" ] || [ -z "${KokkosKernels_ROOT:-}" ]; then
 fi
 
 jobs=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
-cmake --preset "$preset" >/dev/null
+# shellcheck disable=SC2086  # CISPMV_CMAKE_ARGS is a list of arguments
+cmake --preset "$preset" ${CISPMV_CMAKE_ARGS:-} >/dev/null
 cmake --build --preset "$preset" --parallel "$jobs"
 
 case "$job" in

@@ -4,9 +4,9 @@
 // is the only thing a benchmark times.
 #if defined(KOKKOS_ENABLE_CUDA)
 
-#include <Kokkos_Core.hpp>
 #include <cuda_runtime.h>
 #include <cusparse.h>
+#include <Kokkos_Core.hpp>
 
 #include "cispmv/formats/csr.hpp"
 #include "cispmv/formats/sliced_ell.hpp"
@@ -78,9 +78,9 @@ class CusparseSpmv {
     narrow_offsets(A.slice_ptr, row_ptr32_);
     init();
     check_cusparse(cusparseCreateSlicedEll(&mat_, A.num_rows, A.num_cols, static_cast<int64_t>(A.nnz()),
-                                           static_cast<int64_t>(A.values.extent(0)), A.slice_height,
-                                           row_ptr32_.data(), A.col_idx.data(), A.values.data(), CUSPARSE_INDEX_32I,
-                                           CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, cuda_type<Scalar>()),
+                                           static_cast<int64_t>(A.values.extent(0)), A.slice_height, row_ptr32_.data(),
+                                           A.col_idx.data(), A.values.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                           CUSPARSE_INDEX_BASE_ZERO, cuda_type<Scalar>()),
                    "cusparseCreateSlicedEll");
     prepare();
   }

@@ -2,7 +2,7 @@
 // matrix, in one executable: Kokkos Kernels spmv (native) and, in CUDA builds, cuSPARSE SpMV (CSR with
 // the default algorithm and CSR_ALG2, and its Sliced ELLPACK against ours).
 //
-//   spmv_bench [--matrix NAME|FILE]... [--space device|host] [--float] [--sweep]
+//   spmv_bench [--matrix NAME|FILE|fcidump:FILE:LEVEL]... [--space device|host] [--float] [--sweep]
 //              [--iterations N] [--repetitions N] [--out-dir DIR] [Google Benchmark flags]
 //
 // Per benchmark: the median over repetitions of fenced, manually timed runs (Kokkos::Timer around
@@ -13,10 +13,11 @@
 // skipped with an error, never reported as fast). --sweep adds the rows-per-team x vector-length x
 // unroll study (the paper's block-size study, Tables 6-8) for the CSR and hybrid vector kernels.
 // Results: the console table, and <out-dir>/<matrix>-<space>.json per matrix.
-#include <Kokkos_Core.hpp>
 #include <benchmark/benchmark.h>
+#include <Kokkos_Core.hpp>
 
 #include "cispmv/baselines/kokkos_kernels.hpp"
+#include "cispmv/ci/hamiltonian.hpp"
 #include "cispmv/cispmv.hpp"
 #include "cispmv/generator.hpp"
 #include "cispmv/info.hpp"
@@ -141,15 +142,18 @@ class Suite {
       constexpr Format F = decltype(id)::value;
       if (F == Format::hybrid16 && !fits_16_bits) return;
       const std::vector<Kernel> kernels = format_kernels(F);
-      add_format(format_info(F).name, [this] { return build_format<F>(host_, FormatParams{}); }, kernels);
+      add_format(
+          format_info(F).name, [this] { return build_format<F>(host_, FormatParams{}); }, kernels);
     });
     // the paper's Algorithm 7 as written: no unrolling (one load chain per lane), x not staged
     SpmvOptions alg7{Kernel::vector, 0, 0, 1};
     alg7.stage_reference_x = StageReferenceX::off;
-    add_format("hybrid", [this] { return to_hybrid(host_); }, {Kernel::vector}, alg7, "/unroll:1/unstaged");
+    add_format(
+        "hybrid", [this] { return to_hybrid(host_); }, {Kernel::vector}, alg7, "/unroll:1/unstaged");
     SpmvOptions unstaged{Kernel::vector};
     unstaged.stage_reference_x = StageReferenceX::off;
-    add_format("hybrid", [this] { return to_hybrid(host_); }, {Kernel::vector}, unstaged, "/unstaged");
+    add_format(
+        "hybrid", [this] { return to_hybrid(host_); }, {Kernel::vector}, unstaged, "/unstaged");
     if (settings_.sweep) {
       // lanes per row only exist on GPUs; the host kernels use one lane per row
       const std::vector<int> lanes = impl::is_gpu_space_v<Exec> ? std::vector<int>{8, 16, 32} : std::vector<int>{1};
@@ -157,12 +161,14 @@ class Suite {
         for (int rpt : {1, 2, 4, 8, 16}) {
           for (int unroll : {1, 2, 4, 8}) {
             const SpmvOptions o{Kernel::vector, rpt, vl, unroll};
-            const std::string tag = "/sweep/rpt:" + std::to_string(rpt) + "/vl:" + std::to_string(vl) +
-                                    "/unroll:" + std::to_string(unroll);
+            const std::string tag =
+                "/sweep/rpt:" + std::to_string(rpt) + "/vl:" + std::to_string(vl) + "/unroll:" + std::to_string(unroll);
             SpmvOptions unstaged = o;
             unstaged.stage_reference_x = StageReferenceX::off;
-            add_format("hybrid", [this] { return to_hybrid(host_); }, {Kernel::vector}, unstaged, tag);
-            add_format("csr", [this] { return host_; }, {Kernel::vector}, o, tag);
+            add_format(
+                "hybrid", [this] { return to_hybrid(host_); }, {Kernel::vector}, unstaged, tag);
+            add_format(
+                "csr", [this] { return host_; }, {Kernel::vector}, o, tag);
           }
         }
       }
@@ -177,7 +183,8 @@ class Suite {
               o.stage_reference_x = StageReferenceX::on;
               const std::string tag = "/sweep/staged/rpt:" + std::to_string(rpt) + "/team:" + std::to_string(team) +
                                       "/unroll:" + std::to_string(unroll);
-              add_format("hybrid", [this] { return to_hybrid(host_); }, {Kernel::vector}, o, tag);
+              add_format(
+                  "hybrid", [this] { return to_hybrid(host_); }, {Kernel::vector}, o, tag);
             }
           }
         }
@@ -227,7 +234,8 @@ class Suite {
 
   void add(const std::string& label, Builder build) {
     const std::string full = name_ + "/" + settings_.space + "/" + label;
-    benchmark::RegisterBenchmark(full.c_str(), [this, full, build](benchmark::State& state) { bench(state, full, build); })
+    benchmark::RegisterBenchmark(full.c_str(),
+                                 [this, full, build](benchmark::State& state) { bench(state, full, build); })
         ->UseManualTime()
         ->Iterations(settings_.iterations)
         ->Repetitions(settings_.repetitions)
@@ -268,7 +276,8 @@ class Suite {
     state.counters["GB/s"] = benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
     state.counters["GFLOP/s"] =
         benchmark::Counter(2.0 * host_.nnz() * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-    state.counters["frac_copy_bw"] = benchmark::Counter(bytes / copy_bw_, benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["frac_copy_bw"] =
+        benchmark::Counter(bytes / copy_bw_, benchmark::Counter::kIsIterationInvariantRate);
     state.counters["MB"] = benchmark::Counter(bytes * 1e-6);
   }
 
@@ -302,8 +311,8 @@ class Suite {
 
 template <class Exec, class Scalar>
 int run_space(const Settings& settings) {
-  const std::size_t copy_bytes = std::is_same_v<Exec, Kokkos::DefaultHostExecutionSpace> ? (std::size_t(1) << 29)
-                                                                                           : (std::size_t(1) << 31);
+  const std::size_t copy_bytes =
+      std::is_same_v<Exec, Kokkos::DefaultHostExecutionSpace> ? (std::size_t(1) << 29) : (std::size_t(1) << 31);
   const double copy_bw = measure_copy_bandwidth<Exec>(copy_bytes);
   benchmark::AddCustomContext("cispmv", configuration_string());
   benchmark::AddCustomContext("device", std::is_same_v<Exec, Kokkos::DefaultHostExecutionSpace>
@@ -311,16 +320,17 @@ int run_space(const Settings& settings) {
                                             : device_name());
   benchmark::AddCustomContext("copy_bandwidth_GBps", std::to_string(copy_bw * 1e-9));
   benchmark::AddCustomContext("precision", settings.single ? "float" : "double");
-  std::cerr << "spmv_bench: " << configuration_string() << "\nspmv_bench: space " << Exec::name()
-            << ", copy bandwidth " << copy_bw * 1e-9 << " GB/s (read + write of " << (copy_bytes >> 20)
-            << " MiB)\n";
+  std::cerr << "spmv_bench: " << configuration_string() << "\nspmv_bench: space " << Exec::name() << ", copy bandwidth "
+            << copy_bw * 1e-9 << " GB/s (read + write of " << (copy_bytes >> 20) << " MiB)\n";
   benchmark::ConsoleReporter console;
   for (const auto& m : settings.matrices) {
     std::string description;
     Kokkos::Timer t;
     HostCsr A;
     std::ifstream probe(m);
-    if (probe.good()) {
+    if (ci::is_hamiltonian_spec(m)) {
+      A = ci::build_hamiltonian(ci::parse_hamiltonian_spec(m));  // a real CI Hamiltonian, built here
+    } else if (probe.good()) {
       A = read_matrix(m);
     } else {
       A = generate_suite_matrix(m, true);
@@ -328,14 +338,21 @@ int run_space(const Settings& settings) {
     std::cerr << "spmv_bench: matrix " << m << ": " << A.num_rows << " rows, " << A.nnz() << " nonzeros ("
               << t.seconds() << " s)\n";
     std::string name = m.substr(m.find_last_of('/') + 1);
+    if (ci::is_hamiltonian_spec(m)) {  // fcidump:dir/h2o.fcidump:10 -> h2o.fcidump-10
+      const auto spec = ci::parse_hamiltonian_spec(m);
+      name = spec.fcidump.substr(spec.fcidump.find_last_of('/') + 1) + "-" + std::to_string(spec.level);
+    }
     {
-      Suite<Exec, Scalar> suite(name, [&] {
-        if constexpr (std::is_same_v<Scalar, double>) {
-          return A;
-        } else {
-          return cast_values<float>(A);
-        }
-      }(), copy_bw, settings);
+      Suite<Exec, Scalar> suite(
+          name,
+          [&] {
+            if constexpr (std::is_same_v<Scalar, double>) {
+              return A;
+            } else {
+              return cast_values<float>(A);
+            }
+          }(),
+          copy_bw, settings);
       A = HostCsr();  // free the double copy before building formats
       suite.register_all();
       suite.run_registered(&console);
@@ -359,14 +376,22 @@ int main(int argc, char* argv[]) {
       }
       return argv[++i];
     };
-    if (a == "--matrix") settings.matrices.push_back(value());
-    else if (a == "--space") settings.space = value();
-    else if (a == "--float") settings.single = true;
-    else if (a == "--sweep") settings.sweep = true;
-    else if (a == "--iterations") settings.iterations = std::stoi(value());
-    else if (a == "--repetitions") settings.repetitions = std::stoi(value());
-    else if (a == "--out-dir") settings.out_dir = value();
-    else rest.push_back(argv[i]);
+    if (a == "--matrix")
+      settings.matrices.push_back(value());
+    else if (a == "--space")
+      settings.space = value();
+    else if (a == "--float")
+      settings.single = true;
+    else if (a == "--sweep")
+      settings.sweep = true;
+    else if (a == "--iterations")
+      settings.iterations = std::stoi(value());
+    else if (a == "--repetitions")
+      settings.repetitions = std::stoi(value());
+    else if (a == "--out-dir")
+      settings.out_dir = value();
+    else
+      rest.push_back(argv[i]);
   }
   if (settings.matrices.empty()) settings.matrices.push_back("paper32k-1");
   if (settings.space != "device" && settings.space != "host") {

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "cispmv/ci.hpp"
-#include "commands.hpp"
 #include "cispmv/io.hpp"
+#include "commands.hpp"
 #include "test_utils.hpp"
 
 #include <cmath>
@@ -171,8 +171,14 @@ TEST(CiHost, FciDumpParsesMultiLineNamelistInAnyOrder) {
   EXPECT_EQ(d.orbsym, (std::vector<int>{1, 2, 1}));
   EXPECT_EQ(d.core_energy, 0.125);
   // (12|31) = 0.5 in 1-based notation: every one of the 8 permutations (0-based 0 1 2 0).
-  for (const auto& idx : std::vector<std::vector<int>>{{0, 1, 2, 0}, {1, 0, 2, 0}, {0, 1, 0, 2}, {1, 0, 0, 2},
-                                                       {2, 0, 0, 1}, {0, 2, 0, 1}, {2, 0, 1, 0}, {0, 2, 1, 0}}) {
+  for (const auto& idx : std::vector<std::vector<int>>{{0, 1, 2, 0},
+                                                       {1, 0, 2, 0},
+                                                       {0, 1, 0, 2},
+                                                       {1, 0, 0, 2},
+                                                       {2, 0, 0, 1},
+                                                       {0, 2, 0, 1},
+                                                       {2, 0, 1, 0},
+                                                       {0, 2, 1, 0}}) {
     EXPECT_EQ(d.two(idx[0], idx[1], idx[2], idx[3]), 0.5);
   }
   EXPECT_EQ(d.two(0, 0, 1, 1), 0.0);  // not in the file: zero
@@ -253,8 +259,8 @@ TEST(CiHost, DeterminantCountPerLevelMatchesBinomials) {
   struct Case {
     int norb, na, nb, level;
   };
-  for (const Case c : {Case{6, 2, 2, 4}, Case{8, 3, 3, 2}, Case{7, 4, 2, 3}, Case{10, 5, 5, 1}, Case{5, 0, 3, 9},
-                       Case{12, 4, 4, 8}}) {
+  for (const Case c :
+       {Case{6, 2, 2, 4}, Case{8, 3, 3, 2}, Case{7, 4, 2, 3}, Case{10, 5, 5, 1}, Case{5, 0, 3, 9}, Case{12, 4, 4, 8}}) {
     const auto space = cispmv::ci::make_determinant_space(c.norb, c.na, c.nb, c.level);
     const auto expected = cispmv::ci::count_determinants_per_level(c.norb, c.na, c.nb, space.max_level);
     ASSERT_EQ(space.level_offset.size(), expected.size() + 1);
@@ -292,7 +298,8 @@ TEST(CiHost, IrrepRestrictedSpaceMatchesBruteForceCount) {
           if (__builtin_popcountll(b) != nb) continue;
           const Determinant d{a, b};
           if (cispmv::ci::excitation_level(ref, d) > level) continue;
-          if ((cispmv::ci::string_irrep(a, orbsym) ^ cispmv::ci::string_irrep(b, orbsym)) != static_cast<unsigned>(irrep - 1)) {
+          if ((cispmv::ci::string_irrep(a, orbsym) ^ cispmv::ci::string_irrep(b, orbsym)) !=
+              static_cast<unsigned>(irrep - 1)) {
             continue;
           }
           ++count;
@@ -341,13 +348,15 @@ TEST(CiHost, SlaterCondonMatchesSecondQuantisedBruteForce) {
     return it == bf.end() ? 0.0 : it->second;
   };
   int compared = 0;
-  for (const auto& [na, nb] : std::vector<std::pair<int, int>>{{2, 2}, {3, 1}, {1, 3}, {3, 2}, {4, 1}, {2, 0}, {3, 3}}) {
+  for (const auto& [na, nb] :
+       std::vector<std::pair<int, int>>{{2, 2}, {3, 1}, {1, 3}, {3, 2}, {4, 1}, {2, 0}, {3, 3}}) {
     const auto space = cispmv::ci::make_determinant_space(5, na, nb, 100);
     const auto H = cispmv::ci::build_hamiltonian(ints, space, 0.0);
     cispmv::validate(H);
     std::vector<double> dense(space.size() * space.size(), 0.0);
     for (std::size_t r = 0; r < space.size(); ++r) {
-      for (std::size_t k = H.row_ptr(r); k < H.row_ptr(r + 1); ++k) dense[r * space.size() + H.col_idx(k)] = H.values(k);
+      for (std::size_t k = H.row_ptr(r); k < H.row_ptr(r + 1); ++k)
+        dense[r * space.size() + H.col_idx(k)] = H.values(k);
     }
     for (std::size_t i = 0; i < space.size(); ++i) {
       for (std::size_t j = 0; j < space.size(); ++j) {
@@ -467,7 +476,8 @@ TEST(CiHost, JacobiEigenpairsSatisfyTheEigenEquation) {
   }
   // Degenerate spectrum: diag(1, 1, 2) rotated.
   const double c = std::cos(0.3), s = std::sin(0.3);
-  const std::vector<double> a = {c * c + 2 * s * s, c * s - 2 * s * c, 0, c * s - 2 * s * c, s * s + 2 * c * c, 0, 0, 0, 1};
+  const std::vector<double> a = {
+      c * c + 2 * s * s, c * s - 2 * s * c, 0, c * s - 2 * s * c, s * s + 2 * c * c, 0, 0, 0, 1};
   const auto eig = cispmv::solvers::jacobi_eigen(a, 3);
   EXPECT_NEAR(eig.values[0], 1.0, 1e-15);
   EXPECT_NEAR(eig.values[1], 1.0, 1e-15);

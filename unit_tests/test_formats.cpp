@@ -33,9 +33,9 @@ TEST(PaperExample, CsrArraysEqualThePaperListing) {
 TEST(PaperExample, EllpackArraysEqualThePaperListing) {
   const auto E = to_ellr(paper_example());
   EXPECT_EQ(E.width, 2);
-  EXPECT_EQ(flat(E.values), (V{1, 0, 2, 3, 4, 5, 6, 0, 7, 0, 8, 0}));           // NonZerosEntries, by row
-  EXPECT_EQ(flat(E.col_idx), (V{0, -1, 2, 4, 1, 4, 2, -1, 3, -1, 4, -1}));      // Column, by row
-  EXPECT_EQ(flat(E.row_length), (V{1, 2, 2, 1, 1, 1}));                          // RowLength (ELLPACK-R)
+  EXPECT_EQ(flat(E.values), (V{1, 0, 2, 3, 4, 5, 6, 0, 7, 0, 8, 0}));       // NonZerosEntries, by row
+  EXPECT_EQ(flat(E.col_idx), (V{0, -1, 2, 4, 1, 4, 2, -1, 3, -1, 4, -1}));  // Column, by row
+  EXPECT_EQ(flat(E.row_length), (V{1, 2, 2, 1, 1, 1}));                     // RowLength (ELLPACK-R)
   EXPECT_EQ(E.values.stride(1), 6u) << "LayoutLeft: consecutive rows of one slot are adjacent";
 }
 
@@ -154,7 +154,7 @@ TEST(Conversions, AutomaticBoundaryFindsTheReferenceRegion) {
 // Table 5, "Pro. Model" column, from the Table 3 statistics (ROWS = 32768, BOUNDARY = 655).
 TEST(PaperReports, ProposedModelMemoryReproducesTable5) {
   const std::size_t expansion_nnz[10] = {9678327, 9673031, 9666827, 9670529, 9669733,
-                                    9673530, 9666857, 9670234, 9661419, 9670316};
+                                         9673530, 9666857, 9670234, 9661419, 9670316};
   const double table5[10] = {356.76, 356.70, 356.63, 356.67, 356.66, 356.70, 356.63, 356.67, 356.57, 356.67};
   const PaperMemoryModel paper;
   for (int m = 0; m < 10; ++m) {
@@ -238,6 +238,7 @@ TEST(Registry, NamesAreUniqueAndParseBack) {
 TEST(Registry, KernelsAreWhatTheFunctorsProvide) {
   EXPECT_EQ(format_kernels(Format::ell), std::vector<Kernel>{Kernel::scalar});
   EXPECT_EQ(format_kernels(Format::sell), std::vector<Kernel>{Kernel::scalar});
+  EXPECT_EQ(format_kernels(Format::csell), std::vector<Kernel>{Kernel::scalar});
   for (Format f : {Format::csr, Format::ellr, Format::sellr, Format::hybrid, Format::hybrid16}) {
     EXPECT_EQ(format_kernels(f), (std::vector<Kernel>{Kernel::scalar, Kernel::vector})) << format_info(f).name;
   }
@@ -268,5 +269,85 @@ static_assert(!impl::is_gpu_space_v<Kokkos::Serial>);
 #if defined(KOKKOS_ENABLE_CUDA)
 static_assert(impl::is_gpu_space_v<Kokkos::Cuda>);
 #endif
+
+}  // namespace
+
+// ------------------------------------------------------------------- Compressed Sliced ELLPACK
+namespace {
+
+using namespace cispmv;
+
+/// rows x cols with `per_row` entries per row at random distinct columns, values drawn from
+/// `distinct` values (a CI matrix's few distinct integrals), sorted rows.
+HostCsr few_valued(int rows, int cols, int per_row, int distinct, std::uint64_t seed) {
+  cispmv::test::Rng rng(seed);
+  CooMatrix<double, int> coo;
+  coo.num_rows = rows;
+  coo.num_cols = cols;
+  for (int r = 0; r < rows; ++r) {
+    std::vector<int> picked;
+    while (static_cast<int>(picked.size()) < per_row) {
+      const int c = rng.below(cols);
+      if (std::find(picked.begin(), picked.end(), c) == picked.end()) picked.push_back(c);
+    }
+    for (int c : picked) {
+      coo.row_idx.push_back(r);
+      coo.col_idx.push_back(c);
+      coo.values.push_back(0.125 * (1 + rng.below(distinct)) - 0.0625 * distinct);
+    }
+  }
+  return from_coo(coo);
+}
+
+TEST(CompressedSell, CiLikeMatrixStoresNearlyEveryEntryInFourBytes) {
+  const HostCsr A = few_valued(640, 5000, 120, 300, 51);
+  const auto C = to_compressed_sell(A);
+  EXPECT_EQ(C.rest_nnz(), 0u);
+  EXPECT_EQ(C.compressed_nnz, A.nnz());
+  EXPECT_LE(C.value_table.extent(0), 300u);
+  // 2 + 2 bytes per entry, padding, 16 bytes per row, the table: well under 0.4x CSR's 12 bytes
+  EXPECT_LT(static_cast<double>(allocated_bytes(C)), 0.4 * static_cast<double>(allocated_bytes(A)));
+}
+
+TEST(CompressedSell, RareValuesAndWideGapsGoToTheRestAndRoundTripExactly) {
+  // many distinct values with a 4-entry table, and rows whose columns jump by more than 65,535
+  CooMatrix<double, int> coo;
+  coo.num_rows = 70;
+  coo.num_cols = 200000;
+  for (int r = 0; r < 70; ++r) {
+    for (int c : {r, r + 10, 70000 + r, 150000 + 3 * r}) {
+      coo.row_idx.push_back(r);
+      coo.col_idx.push_back(c);
+      coo.values.push_back(c % 7 == 0 ? 1.0 + r : 2.5);  // 2.5 is frequent, the others are not
+    }
+  }
+  const HostCsr A = from_coo(coo);
+  const auto C = to_compressed_sell(A, 32, 4);
+  EXPECT_GT(C.rest_nnz(), 0u);
+  EXPECT_EQ(C.compressed_nnz + C.rest_nnz(), A.nnz());
+  const auto B = to_csr(C);
+  ASSERT_EQ(B.nnz(), A.nnz());
+  for (int r = 0; r <= A.num_rows; ++r) ASSERT_EQ(B.row_ptr(r), A.row_ptr(r));
+  for (std::size_t k = 0; k < A.nnz(); ++k) {
+    ASSERT_EQ(B.col_idx(k), A.col_idx(k)) << "entry " << k;
+    ASSERT_EQ(B.values(k), A.values(k)) << "entry " << k;
+  }
+}
+
+TEST(CompressedSell, ValueTableKeepsSignedZerosApartAndRefusesBadArguments) {
+  CooMatrix<double, int> coo;
+  coo.num_rows = 1;
+  coo.num_cols = 3;
+  coo.row_idx = {0, 0, 0};
+  coo.col_idx = {0, 1, 2};
+  coo.values = {0.0, -0.0, 1.0};
+  const auto C = to_compressed_sell(from_coo(coo));
+  const auto B = to_csr(C);
+  EXPECT_FALSE(std::signbit(B.values(0)));
+  EXPECT_TRUE(std::signbit(B.values(1)));
+  EXPECT_THROW(to_compressed_sell(from_coo(coo), 0), std::invalid_argument);
+  EXPECT_THROW(to_compressed_sell(from_coo(coo), 32, 0), std::invalid_argument);
+  EXPECT_THROW(to_compressed_sell(from_coo(coo), 32, 65537), std::invalid_argument);
+}
 
 }  // namespace

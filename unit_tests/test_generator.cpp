@@ -2,8 +2,8 @@
 // structure of every row, the symmetric option, the named suite, and paper32k-1 against the
 // paper's Table 3.
 
-#include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
+#include <Kokkos_Core.hpp>
 
 #include "cispmv/convert.hpp"
 #include "cispmv/generator.hpp"
@@ -38,10 +38,9 @@ void expect_identical(const HostCsr& A, const HostCsr& B) {
 
 /// One hash of the three arrays: a fingerprint of pattern and values, bit for bit.
 std::uint64_t fingerprint(const HostCsr& A) {
-  const std::uint64_t parts[3] = {
-      cispmv::xxhash64(A.row_ptr.data(), A.row_ptr.extent(0) * sizeof(std::size_t)),
-      cispmv::xxhash64(A.col_idx.data(), A.nnz() * sizeof(int)),
-      cispmv::xxhash64(A.values.data(), A.nnz() * sizeof(double))};
+  const std::uint64_t parts[3] = {cispmv::xxhash64(A.row_ptr.data(), A.row_ptr.extent(0) * sizeof(std::size_t)),
+                                  cispmv::xxhash64(A.col_idx.data(), A.nnz() * sizeof(int)),
+                                  cispmv::xxhash64(A.values.data(), A.nnz() * sizeof(double))};
   return cispmv::xxhash64(parts, sizeof(parts));
 }
 
@@ -223,7 +222,8 @@ TEST(CiGenerator, TinyAndExtremeParametersGiveValidMatrices) {
           if (density == 1.0 && !symmetric) {
             const cispmv::CiLayout layout = cispmv::ci_layout(p);
             for (int r = 0; r < A.num_rows; ++r) {
-              EXPECT_EQ(reference_count(A, r, layout.reference_width), static_cast<std::size_t>(layout.reference_width));
+              EXPECT_EQ(reference_count(A, r, layout.reference_width),
+                        static_cast<std::size_t>(layout.reference_width));
             }
           }
         }
@@ -238,18 +238,17 @@ TEST(CiGenerator, InvalidParametersThrowInvalidArgument) {
     change(p);
     return p;
   };
-  const CiMatrixParams bad[] = {
-      with([](CiMatrixParams& p) { p.rows = 0; }),
-      with([](CiMatrixParams& p) { p.rows = std::int64_t(1) << 31; }),
-      with([](CiMatrixParams& p) { p.reference_fraction = 1.5; }),
-      with([](CiMatrixParams& p) { p.reference_density = -0.1; }),
-      with([](CiMatrixParams& p) { p.expansion_density = std::nan(""); }),
-      with([](CiMatrixParams& p) { p.row_irregularity = 2; }),
-      with([](CiMatrixParams& p) { p.longest_row = p.rows; }),
-      with([](CiMatrixParams& p) {
-        p.longest_row = 3;
-        p.symmetric = true;
-      })};
+  const CiMatrixParams bad[] = {with([](CiMatrixParams& p) { p.rows = 0; }),
+                                with([](CiMatrixParams& p) { p.rows = std::int64_t(1) << 31; }),
+                                with([](CiMatrixParams& p) { p.reference_fraction = 1.5; }),
+                                with([](CiMatrixParams& p) { p.reference_density = -0.1; }),
+                                with([](CiMatrixParams& p) { p.expansion_density = std::nan(""); }),
+                                with([](CiMatrixParams& p) { p.row_irregularity = 2; }),
+                                with([](CiMatrixParams& p) { p.longest_row = p.rows; }),
+                                with([](CiMatrixParams& p) {
+                                  p.longest_row = 3;
+                                  p.symmetric = true;
+                                })};
   for (const CiMatrixParams& p : bad) {
     EXPECT_THROW(cispmv::ci_layout(p), std::invalid_argument);
     EXPECT_THROW(cispmv::generate_ci_matrix(p), std::invalid_argument);
@@ -288,8 +287,10 @@ TEST(CiGenerator, SymmetricOptionGivesAMatrixEqualToItsTranspose) {
     (r < layout.reference_width ? reference_rows_total : expansion_rows_total) += static_cast<double>(row_length(A, r));
   }
   const double expansion_rows = static_cast<double>(A.num_rows - layout.reference_width);
-  EXPECT_NEAR(expansion_rows_total / expansion_rows, layout.reference_per_row + layout.expansion_mean + 1, 0.02 * (layout.reference_per_row + layout.expansion_mean));
-  EXPECT_NEAR(reference_rows_total / layout.reference_width, p.reference_density * p.rows, 0.05 * p.reference_density * p.rows);
+  EXPECT_NEAR(expansion_rows_total / expansion_rows, layout.reference_per_row + layout.expansion_mean + 1,
+              0.02 * (layout.reference_per_row + layout.expansion_mean));
+  EXPECT_NEAR(reference_rows_total / layout.reference_width, p.reference_density * p.rows,
+              0.05 * p.reference_density * p.rows);
 }
 
 // ------------------------------------------------------------------------------ suite
@@ -340,7 +341,7 @@ TEST(CiGeneratorSuite, ScaledMatricesKeepAbout950NonzerosPerRowUpToAMillionRows)
 
 TEST(CiGeneratorSuite, PaperParametersReproduceTable3Layouts) {
   const std::int64_t expansion_nnz[10] = {9678327, 9673031, 9666827, 9670529, 9669733,
-                                    9673530, 9666857, 9670234, 9661419, 9670316};
+                                          9673530, 9666857, 9670234, 9661419, 9670316};
   const std::int64_t longest[10] = {1074, 1069, 1078, 1068, 1060, 1069, 1079, 1077, 1067, 1064};
   const std::int64_t longest_row[10] = {5314, 6144, 22358, 21549, 4233, 28394, 21836, 20148, 12787, 25678};
   for (int i = 1; i <= 10; ++i) {

@@ -147,8 +147,8 @@ TEST(MatrixMarketIo, PatternFileGetsUnitValuesAndMayBeSymmetric) {
 }
 
 TEST(MatrixMarketIo, IntegerFileReadsExactly) {
-  const HostCsr A = read_text("integer.mtx",
-                              "%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 2 -7\n2 1 +9007199254740993\n");
+  const HostCsr A = read_text(
+      "integer.mtx", "%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 2 -7\n2 1 +9007199254740993\n");
   EXPECT_EQ(to_vector(A.values), (std::vector<double>{-7.0, 9007199254740992.0}));
 }
 
@@ -305,7 +305,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "more entries than the 2 announced on line 2"},
         MalformedCase{"row_out_of_range", MM_HEADER "6 5 1\n7 1 1.0\n", 3,
                       "row index 7 is outside the allowed range [1, 6]"},
-        MalformedCase{"col_zero", MM_HEADER "6 5 1\n1 0 1.0\n", 3, "column index 0 is outside the allowed range [1, 5]"},
+        MalformedCase{"col_zero", MM_HEADER "6 5 1\n1 0 1.0\n", 3,
+                      "column index 0 is outside the allowed range [1, 5]"},
         MalformedCase{"index_huge", MM_HEADER "6 5 1\n1 99999999999999999999 1.0\n", 3, "is outside the allowed range"},
         MalformedCase{"index_not_integer", MM_HEADER "6 5 1\n1.5 1 1.0\n", 3, "expected a row index"},
         MalformedCase{"missing_column", MM_HEADER "6 5 1\n1\n", 3, "expected a column index"},
@@ -366,9 +367,21 @@ TEST(BinaryIo, FileFollowsTheDocumentedLayout) {
   cispmv::write_binary(path, A);
   const auto bytes = read_bytes(path);
   ASSERT_EQ(bytes.size(), 80u + 5 * 8 + 12 * 4 + 12 * 8);  // 12 int32 = 48 bytes: no padding
-  EXPECT_EQ(std::memcmp(bytes.data(), "\x89" "CISPMV\n", 8), 0);
-  auto u32 = [&](std::size_t at) { std::uint32_t v; std::memcpy(&v, bytes.data() + at, 4); return v; };
-  auto i64 = [&](std::size_t at) { std::int64_t v; std::memcpy(&v, bytes.data() + at, 8); return v; };
+  EXPECT_EQ(std::memcmp(bytes.data(),
+                        "\x89"
+                        "CISPMV\n",
+                        8),
+            0);
+  auto u32 = [&](std::size_t at) {
+    std::uint32_t v;
+    std::memcpy(&v, bytes.data() + at, 4);
+    return v;
+  };
+  auto i64 = [&](std::size_t at) {
+    std::int64_t v;
+    std::memcpy(&v, bytes.data() + at, 8);
+    return v;
+  };
   EXPECT_EQ(u32(8), 1u);
   EXPECT_EQ(u32(12), 0x01020304u);
   EXPECT_EQ(bytes[16], 8);
@@ -390,8 +403,8 @@ TEST(BinaryIo, TruncatedFileThrowsNamingTheFile) {
   const std::string good = temp_path("truncate_source.cispmv");
   cispmv::write_binary(good, tricky_matrix());
   const auto bytes = read_bytes(good);
-  for (const std::size_t keep : {std::size_t(0), std::size_t(5), std::size_t(79), std::size_t(80), std::size_t(100),
-                                 bytes.size() - 1}) {
+  for (const std::size_t keep :
+       {std::size_t(0), std::size_t(5), std::size_t(79), std::size_t(80), std::size_t(100), bytes.size() - 1}) {
     const std::string path = temp_path("truncated.cispmv");
     write_bytes(path, std::vector<unsigned char>(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(keep)));
     const std::string what = parse_error_of([&] { cispmv::read_binary(path); });

@@ -1,6 +1,6 @@
 // Test driver shared by every test executable: Kokkos is initialised once around all tests.
-#include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
+#include <Kokkos_Core.hpp>
 
 int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard kokkos(argc, argv);

@@ -2,8 +2,8 @@
 // Shared test helpers: deterministic random matrices, the paper's example, allclose, and the
 // "every format x kernel against the host oracle" driver.
 
-#include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
+#include <Kokkos_Core.hpp>
 
 #include "cispmv/cispmv.hpp"
 #include "cispmv/impl/hash.hpp"
@@ -97,15 +97,15 @@ template <class A, class B>
     }
   }
   if (bad == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << bad << " of " << ha.extent(0) << " entries differ by more than " << tol
-                                       << ":" << os.str();
+  return ::testing::AssertionFailure() << bad << " of " << ha.extent(0) << " entries differ by more than " << tol << ":"
+                                       << os.str();
 }
 
 /// Runs y = beta*y + alpha*A*x with `Matrix` (a host format, moved to Exec's memory space) and
 /// `kernel`, and compares with the host oracle on the CSR matrix `oracle`.
 template <class Exec, class HostFormat, class Scalar, class Offset>
 void expect_matches_oracle(const HostFormat& host_format, const HostCsrMatrix<Scalar, int, Offset>& oracle,
-                              SpmvOptions opts, Scalar alpha, Scalar beta, std::uint64_t seed) {
+                           SpmvOptions opts, Scalar alpha, Scalar beta, std::uint64_t seed) {
   SCOPED_TRACE(std::string("format ") + HostFormat::format_name + ", kernel " + kernel_name(opts.kernel) +
                ", rows/team " + std::to_string(opts.rows_per_team) + ", vector " + std::to_string(opts.vector_length) +
                ", unroll " + std::to_string(opts.unroll) + ", beta " + std::to_string(beta) + ", exec " + Exec::name());

@@ -2,8 +2,8 @@
 // Hamiltonians from FCIDUMP files against the energies of PySCF (unit_tests/data/make_fcidump_refs.py
 // says how every file and energy was made). Compiled once per backend with TEST_EXECSPACE and
 // TEST_CATEGORY defined (backend_<name>.hpp).
-#include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
+#include <Kokkos_Core.hpp>
 
 #include "cispmv/ci.hpp"
 #include "cispmv/convert.hpp"
@@ -53,7 +53,8 @@ template <class HostMatrix>
 auto davidson_on_backend(const HostMatrix& A_host, const cispmv::HostCsrMatrix<double, int, std::size_t>& H,
                          const cispmv::solvers::DavidsonOptions& opts) {
   const auto A = cispmv::to_device<TEST_EXECSPACE>(A_host);
-  const auto diagonal = Kokkos::create_mirror_view_and_copy(TEST_EXECSPACE::memory_space(), cispmv::ci::csr_diagonal(H));
+  const auto diagonal =
+      Kokkos::create_mirror_view_and_copy(TEST_EXECSPACE::memory_space(), cispmv::ci::csr_diagonal(H));
   return cispmv::solvers::davidson(TEST_EXECSPACE(), A, diagonal, opts);
 }
 
@@ -85,8 +86,8 @@ void check_against_pyscf(const std::string& name, const std::string& format = "c
   }
   std::cout << "  [" << name << " " << format << "] determinants " << space.size() << ", nnz " << H.nnz()
             << ", iterations " << result.iterations << ", SpMVs " << result.num_spmv << ", spmv "
-            << 100.0 * result.spmv_share() << "% of " << result.total_seconds << " s, E0 - E0(PySCF) = "
-            << result.eigenvalues[0] + dump.core_energy - ref.energies[0] << "\n";
+            << 100.0 * result.spmv_share() << "% of " << result.total_seconds
+            << " s, E0 - E0(PySCF) = " << result.eigenvalues[0] + dump.core_energy - ref.energies[0] << "\n";
 }
 
 // Dense row-major copy of a host CSR matrix.
@@ -235,9 +236,9 @@ TEST(TEST_CATEGORY, CiFullCiOfLiHMatchesPySCFInOtherFormats) {
 }
 
 TEST(TEST_CATEGORY, CiCisdOfH2OMatchesPySCF) {
-  check_against_pyscf("h2o_631g_cisd");     // 2241 determinants, all irreps
-  check_against_pyscf("h2o_631g_cisd_a1");  // 679 determinants of A1
-  check_against_pyscf("h2o_631g_fc_cisd");  // frozen O 1s, A1
+  check_against_pyscf("h2o_631g_cisd");      // 2241 determinants, all irreps
+  check_against_pyscf("h2o_631g_cisd_a1");   // 679 determinants of A1
+  check_against_pyscf("h2o_631g_fc_cisd");   // frozen O 1s, A1
   check_against_pyscf("h2o_631gd_cisd_a1");  // 6-31G(d), 19 orbitals, A1
 }
 

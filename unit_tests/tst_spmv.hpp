@@ -103,7 +103,8 @@ TYPED_TEST(SpmvTest, EveryLaunchShapeMatchesHostOracle) {
         for (int stage : {0, 1}) {
           for (int team : {0, 2}) {
             SpmvOptions h = o;
-            h.stage_reference_x = stage ? StageReferenceX::on : StageReferenceX::off;  // x's reference part in scratch, or not
+            h.stage_reference_x =
+                stage ? StageReferenceX::on : StageReferenceX::off;  // x's reference part in scratch, or not
             h.team_size = team;
             cispmv::test::expect_matches_oracle<TEST_EXECSPACE>(H, A, h, Scalar(1), Scalar(0.5), 27);
             cispmv::test::expect_matches_oracle<TEST_EXECSPACE>(H16, A, h, Scalar(-1), Scalar(1), 27);
@@ -257,6 +258,25 @@ TEST(TEST_CATEGORY, ProfilingRegionsCloseEvenWhenAnExceptionLeavesThem) {
   EXPECT_EQ(popped, 2);
   Kokkos::Tools::Experimental::set_push_region_callback(nullptr);
   Kokkos::Tools::Experimental::set_pop_region_callback(nullptr);
+}
+
+}  // namespace
+
+namespace {
+
+using namespace cispmv;
+
+// Compressed Sliced ELLPACK with a tiny value table: most entries live in the rest R, the kernel
+// must add both parts (every beta case, both precisions through the typed test of the registry).
+TYPED_TEST(SpmvTest, CompressedSellWithRestEntriesMatchesHostOracle) {
+  using Scalar = TypeParam;
+  const auto A = cispmv::test::random_irregular<Scalar>(257, 300, 61, 120);
+  for (std::size_t table : {std::size_t(1), std::size_t(3), std::size_t(65536)}) {
+    const auto C = to_compressed_sell(A, 32, table);
+    for (Scalar beta : {Scalar(0), Scalar(1), Scalar(-0.5)}) {
+      cispmv::test::expect_matches_oracle<TEST_EXECSPACE>(C, A, SpmvOptions{}, Scalar(1.5), beta, 62);
+    }
+  }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "cispmv/boundary.hpp"
 #include "cispmv/convert.hpp"
 #include "cispmv/errors.hpp"
+#include "cispmv/formats/compressed_sell.hpp"
 #include "cispmv/formats/csr.hpp"
 #include "cispmv/formats/ell.hpp"
 #include "cispmv/formats/hybrid.hpp"

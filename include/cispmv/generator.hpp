@@ -68,11 +68,11 @@ struct CiMatrixParams {
 
 /// The layout that a parameter set implies (all values exact, as the generator computes them).
 struct CiLayout {
-  std::int64_t rows = 0;                ///< N
-  std::int64_t reference_width = 0;           ///< W: columns [0, W) are the reference region
-  std::int64_t reference_per_row = 0;         ///< reference nonzeros of each row (non-symmetric): BOUNDARY
-  double expansion_mean = 0;                  ///< mean expansion nonzeros of a row (non-symmetric)
-  std::int64_t expansion_max = 0;             ///< upper bound of a row's expansion nonzeros (non-symmetric)
+  std::int64_t rows = 0;               ///< N
+  std::int64_t reference_width = 0;    ///< W: columns [0, W) are the reference region
+  std::int64_t reference_per_row = 0;  ///< reference nonzeros of each row (non-symmetric): BOUNDARY
+  double expansion_mean = 0;           ///< mean expansion nonzeros of a row (non-symmetric)
+  std::int64_t expansion_max = 0;      ///< upper bound of a row's expansion nonzeros (non-symmetric)
 };
 
 /// The layout of `params`; throws std::invalid_argument for parameters out of range.

@@ -17,7 +17,7 @@ namespace cispmv {
 /// read y). x and y are host-accessible rank-1 Views (or anything with operator() and extent(0)).
 template <class Scalar, class Ordinal, class Offset, class Device, class XView, class YView>
 void host_oracle_spmv(Scalar alpha, const CsrMatrix<Scalar, Ordinal, Offset, Device>& A, const XView& x, Scalar beta,
-                    const YView& y) {
+                      const YView& y) {
   if (x.extent(0) != static_cast<std::size_t>(A.num_cols) || y.extent(0) != static_cast<std::size_t>(A.num_rows)) {
     throw std::invalid_argument("cispmv::host_oracle_spmv: size mismatch: A is " + std::to_string(A.num_rows) + " x " +
                                 std::to_string(A.num_cols) + ", x has " + std::to_string(x.extent(0)) +

@@ -28,7 +28,8 @@ struct PlanViews {
   using value_type = typename Matrix::value_type;
   // x is only read, at scattered places: a const RandomAccess View lets the backend use its
   // read-only data path (__ldg on CUDA).
-  using x_type = Kokkos::View<const value_type*, typename Exec::memory_space, Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
+  using x_type =
+      Kokkos::View<const value_type*, typename Exec::memory_space, Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
   using y_type = Kokkos::View<value_type*, typename Exec::memory_space>;
 };
 
@@ -36,7 +37,8 @@ struct PlanViews {
 inline void check_options(const SpmvOptions& opts) {
   const bool vl_ok = opts.vector_length >= 0 && opts.vector_length <= gpu_max_vector_length &&
                      (opts.vector_length & (opts.vector_length - 1)) == 0;
-  const bool unroll_ok = opts.unroll == 0 || opts.unroll == 1 || opts.unroll == 2 || opts.unroll == 4 || opts.unroll == 8;
+  const bool unroll_ok =
+      opts.unroll == 0 || opts.unroll == 1 || opts.unroll == 2 || opts.unroll == 4 || opts.unroll == 8;
   if (!vl_ok || opts.rows_per_team < 0 || opts.team_size < 0 || !unroll_ok) {
     throw std::invalid_argument(
         "cispmv::SpmvPlan: vector_length must be 0 (automatic) or a power of two <= 32, rows_per_team and "
@@ -138,7 +140,8 @@ class SpmvPlan {
       os << ": " << shape_.rows_per_team << " rows per team, " << shape_.team_size << " at a time, "
          << shape_.vector_length << (shape_.vector_length == 1 ? " lane" : " lanes") << ", unroll " << unroll_;
       if (Functor<1>::can_stage_x) {
-        os << (scratch_ > 0 ? ", x's reference part staged (" + std::to_string(scratch_) + " bytes)" : ", x not staged");
+        os << (scratch_ > 0 ? ", x's reference part staged (" + std::to_string(scratch_) + " bytes)"
+                            : ", x not staged");
       }
     }
     return os.str();
@@ -217,11 +220,10 @@ class SpmvPlan {
       }
     }
     using F = Functor<1, Beta, XView, YView>;
-    Kokkos::parallel_for(
-        label_,
-        Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<ordinal_type>>(exec_, 0,
-                                                                                                      A_.num_rows),
-        F(A_, x, y, alpha, beta));
+    Kokkos::parallel_for(label_,
+                         Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<ordinal_type>>(
+                             exec_, 0, A_.num_rows),
+                         F(A_, x, y, alpha, beta));
   }
 
   template <int Beta, int Unroll, class XView, class YView>

@@ -5,6 +5,7 @@
 /// only through this list, so adding a format touches its header (formats/), its kernel
 /// (impl/kernels/), its entry here and its test.
 
+#include "cispmv/formats/compressed_sell.hpp"
 #include "cispmv/formats/csr.hpp"
 #include "cispmv/formats/ell.hpp"
 #include "cispmv/formats/hybrid.hpp"
@@ -25,12 +26,13 @@
 namespace cispmv {
 
 /// Every format of cispmv.
-enum class Format { csr, ell, ellr, sell, sellr, hybrid, hybrid16 };
+enum class Format { csr, ell, ellr, sell, sellr, hybrid, hybrid16, csell };
 
 /// How a format is built from CSR: the parameters some formats take.
 struct FormatParams {
-  int boundary = -1;      ///< BOUNDARY of the hybrid formats; -1: automatic (choose_boundary)
-  int slice_height = 32;  ///< rows per slice of the Sliced ELLPACK formats
+  int boundary = -1;               ///< BOUNDARY of the hybrid formats; -1: automatic (choose_boundary)
+  int slice_height = 32;           ///< rows per slice of the Sliced ELLPACK formats (and csell)
+  std::size_t table_size = 65536;  ///< most values in csell's value table (1..65536)
 };
 
 namespace impl {
@@ -53,7 +55,7 @@ struct FormatInfo {
 };
 
 /// The registry, in the order the reports list formats.
-inline constexpr std::array<FormatInfo, 7> format_registry{{
+inline constexpr std::array<FormatInfo, 8> format_registry{{
     {Format::csr, "csr", "CSR (paper 3.1)", impl::has_vector_kernel_v<HostCsrMatrix<double>>,
      "8-byte row offsets (paper: 4)"},
     {Format::ell, "ell", "ELLPACK (paper 3.2)", impl::has_vector_kernel_v<EllMatrix<double, int, HostExecSpace>>,
@@ -71,6 +73,9 @@ inline constexpr std::array<FormatInfo, 7> format_registry{{
     {Format::hybrid16, "hybrid16", "hybrid with 16-bit reference-region columns",
      impl::has_vector_kernel_v<impl::HostHybrid16<double>>,
      "16-bit reference columns (paper: 4 bytes); 2 per-row arrays (paper: 3)"},
+    {Format::csell, "csell", "Compressed Sliced ELLPACK: 16-bit column deltas and value-table indices (cispmv)",
+     impl::has_vector_kernel_v<CompressedSellMatrix<double, int, std::size_t, HostExecSpace>>,
+     "not in the paper: both columns show the allocation"},
 }};
 
 /// The registry entry of `f`.
@@ -126,9 +131,11 @@ auto build_format(const HostCsrMatrix<Scalar, int, Offset>& A, const FormatParam
     return to_sliced_ellr(A, params.slice_height);
   } else if constexpr (F == Format::hybrid) {
     return params.boundary < 0 ? to_hybrid(A) : to_hybrid(A, params.boundary);
-  } else {
-    static_assert(F == Format::hybrid16, "cispmv::build_format: a format of the registry has no builder");
+  } else if constexpr (F == Format::hybrid16) {
     return params.boundary < 0 ? to_hybrid<std::uint16_t>(A) : to_hybrid<std::uint16_t>(A, params.boundary);
+  } else {
+    static_assert(F == Format::csell, "cispmv::build_format: a format of the registry has no builder");
+    return to_compressed_sell(A, params.slice_height, params.table_size);
   }
 }
 
@@ -143,6 +150,7 @@ void for_each_format(Fn&& fn) {
   fn(std::integral_constant<Format, Format::sellr>{});
   fn(std::integral_constant<Format, Format::hybrid>{});
   fn(std::integral_constant<Format, Format::hybrid16>{});
+  fn(std::integral_constant<Format, Format::csell>{});
 }
 
 /// Builds format `f` of the host CSR matrix `A` on the host and calls `fn(host_format)` with it
@@ -159,6 +167,7 @@ decltype(auto) with_host_format(Format f, const HostCsrMatrix<Scalar, int, Offse
     case Format::sellr: return fn(build_format<Format::sellr>(A, params));
     case Format::hybrid: return fn(build_format<Format::hybrid>(A, params));
     case Format::hybrid16: return fn(build_format<Format::hybrid16>(A, params));
+    case Format::csell: return fn(build_format<Format::csell>(A, params));
   }
   throw std::invalid_argument("cispmv::with_host_format: unknown format");
 }

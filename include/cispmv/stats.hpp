@@ -27,9 +27,9 @@ struct MatrixStats {
   std::int64_t empty_rows = 0;
   std::int64_t rows_over_boundary = 0;  ///< rows with a non-empty expansion region
   double reference_width = 0;           ///< columns the reference region is taken to span
-  double reference_sparsity = 0;    ///< 1 - reference_nnz / (rows * reference_width)  (Table 4)
-  double expansion_sparsity = 0;    ///< 1 - expansion_nnz / (rows * (cols - reference_width))
-  double total_sparsity = 0;  ///< 1 - nnz / (rows * cols)
+  double reference_sparsity = 0;        ///< 1 - reference_nnz / (rows * reference_width)  (Table 4)
+  double expansion_sparsity = 0;        ///< 1 - expansion_nnz / (rows * (cols - reference_width))
+  double total_sparsity = 0;            ///< 1 - nnz / (rows * cols)
 };
 
 /// Region sparsities as the paper computes them (Table 4): the reference region spans

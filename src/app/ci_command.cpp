@@ -52,8 +52,8 @@ int solve_and_report(const Matrix& A, const HostCsr& H, const FciDump& dump, con
   const auto result = solvers::davidson(exec, plan, diagonal, dopts);
 
   out << "davidson: format " << plan.description() << " on " << Exec::name() << ", " << options.roots
-      << (options.roots == 1 ? " root" : " roots") << ", residual tolerance " << std::scientific
-      << std::setprecision(1) << options.residual_tolerance << std::defaultfloat << "\n";
+      << (options.roots == 1 ? " root" : " roots") << ", residual tolerance " << std::scientific << std::setprecision(1)
+      << options.residual_tolerance << std::defaultfloat << "\n";
   out << "  iterations " << result.iterations << ", restarts " << result.restarts << ", SpMVs " << result.num_spmv
       << ", final subspace " << result.subspace_size << ", " << (result.converged ? "converged" : "NOT converged")
       << "\n";
@@ -67,10 +67,9 @@ int solve_and_report(const Matrix& A, const HostCsr& H, const FciDump& dump, con
   out << "timings (s): read " << std::fixed << std::setprecision(3) << timings.read << ", space " << timings.space
       << ", hamiltonian " << timings.hamiltonian << ", convert+copy " << timings.convert << ", davidson "
       << result.total_seconds << " of which spmv " << result.spmv_seconds << " (" << std::setprecision(1)
-      << 100.0 * result.spmv_share() << "%, " << result.num_spmv << " calls, "
-      << std::setprecision(3)
-      << (result.num_spmv > 0 ? 1e3 * result.spmv_seconds / result.num_spmv : 0.0) << " ms each)"
-      << std::defaultfloat << "\n";
+      << 100.0 * result.spmv_share() << "%, " << result.num_spmv << " calls, " << std::setprecision(3)
+      << (result.num_spmv > 0 ? 1e3 * result.spmv_seconds / result.num_spmv : 0.0) << " ms each)" << std::defaultfloat
+      << "\n";
   return result.converged ? 0 : 1;
 }
 
@@ -85,8 +84,8 @@ void print_space_report(const CiCommandOptions& options, const FciDump& dump, co
       << (space.irrep == 0 ? std::string("unrestricted") : std::to_string(space.irrep) + " only") << "\n";
   out << "determinants: " << st.rows << "\n";
   out << "nonzeros: " << st.nnz << " (both triangles, diagonal always stored, |H_ij| < " << std::scientific
-      << std::setprecision(0) << options.drop_tolerance << std::defaultfloat << " dropped), "
-      << std::setprecision(4) << 100.0 * static_cast<double>(st.nnz) / (static_cast<double>(st.rows) * static_cast<double>(st.rows))
+      << std::setprecision(0) << options.drop_tolerance << std::defaultfloat << " dropped), " << std::setprecision(4)
+      << 100.0 * static_cast<double>(st.nnz) / (static_cast<double>(st.rows) * static_cast<double>(st.rows))
       << "% dense\n";
   out << "row length: min " << st.min_row_length << ", mean " << std::fixed << std::setprecision(1)
       << st.mean_row_length << std::defaultfloat << ", max " << st.max_row_length << " (row " << st.max_row << ")\n";
@@ -94,8 +93,8 @@ void print_space_report(const CiCommandOptions& options, const FciDump& dump, co
   for (int l = 0; l <= space.max_level; ++l) {
     out << "  " << std::setw(5) << l << std::setw(14) << st.level_rows[l] << std::setw(14) << st.level_nnz[l]
         << std::fixed << std::setprecision(1) << std::setw(10)
-        << (st.level_rows[l] ? static_cast<double>(st.level_nnz[l]) / static_cast<double>(st.level_rows[l]) : 0.0) << std::defaultfloat
-        << "  ";
+        << (st.level_rows[l] ? static_cast<double>(st.level_nnz[l]) / static_cast<double>(st.level_rows[l]) : 0.0)
+        << std::defaultfloat << "  ";
     for (int c = 0; c <= space.max_level; ++c) out << " " << st.level_block_nnz[l][c];
     out << "\n";
   }
@@ -103,7 +102,8 @@ void print_space_report(const CiCommandOptions& options, const FciDump& dump, co
       << " nonzeros; rest: " << st.rest_nnz << "\n";
   const MatrixStats ms = compute_stats(H, boundary.boundary, static_cast<double>(boundary.reference_width));
   out << "hybrid split (automatic BOUNDARY " << boundary.boundary << ", reference region "
-      << (boundary.reference_detected ? std::to_string(boundary.reference_width) + " columns" : std::string("not detected"))
+      << (boundary.reference_detected ? std::to_string(boundary.reference_width) + " columns"
+                                      : std::string("not detected"))
       << "): " << ms.reference_nnz << " nonzeros in the reference region (ELLPACK), " << ms.expansion_nnz
       << " in the expansion region (CSR)\n";
 }

@@ -1,12 +1,12 @@
 // The `cispmv` program: the main job (`run`), the matrix tools (`generate`, `stats`, `convert`) and
 // CI Hamiltonians from FCIDUMP files (`ci`).
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
-#include <fmt/format.h>
 
-#include "commands.hpp"
 #include "cispmv/registry.hpp"
 #include "cispmv/version.hpp"
+#include "commands.hpp"
 
 #include <exception>
 #include <iostream>
@@ -22,7 +22,8 @@ int main(int argc, char* argv[]) {
   cli.require_subcommand(1);
 
   app::RunOptions run;
-  auto* run_cmd = cli.add_subcommand("run", "main job: every format and kernel on one matrix, with the paper's reports");
+  auto* run_cmd =
+      cli.add_subcommand("run", "main job: every format and kernel on one matrix, with the paper's reports");
   run_cmd->add_option("matrix", run.matrix, "a .mtx or .cispmv file, or a suite name (default paper32k-1)");
   const std::vector<std::string> formats = format_names();  // the registry's names
   std::string format_list;
@@ -64,8 +65,11 @@ int main(int argc, char* argv[]) {
   conv_cmd->add_option("output", conv_out, "a .mtx or .cispmv file")->required();
 
   app::CiCommandOptions ci;
-  auto* ci_cmd = cli.add_subcommand("ci", "CI Hamiltonian from an FCIDUMP: determinant space, matrix, Davidson energies");
-  ci_cmd->add_option("fcidump", ci.fcidump, "FCIDUMP file (Knowles-Handy format)")->required()->check(CLI::ExistingFile);
+  auto* ci_cmd =
+      cli.add_subcommand("ci", "CI Hamiltonian from an FCIDUMP: determinant space, matrix, Davidson energies");
+  ci_cmd->add_option("fcidump", ci.fcidump, "FCIDUMP file (Knowles-Handy format)")
+      ->required()
+      ->check(CLI::ExistingFile);
   ci_cmd->add_option("--level", ci.level, "maximum excitation level (1 CIS, 2 CISD, ...; >= electrons: full CI)")
       ->check(CLI::PositiveNumber);
   ci_cmd->add_option("--roots", ci.roots, "lowest eigenvalues to compute")->check(CLI::PositiveNumber);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cispmv/boundary.hpp"
+#include "cispmv/ci/hamiltonian.hpp"
 #include "cispmv/generator.hpp"
 #include "cispmv/io.hpp"
 #include "cispmv/memory_model.hpp"
@@ -30,10 +31,18 @@ HostCsr load_matrix(const std::string& name_or_path, std::string& description) {
     description = fmt::format("{} (read in {:.1f} s)", name_or_path, seconds_since(t0));
     return A;
   }
+  if (ci::is_hamiltonian_spec(name_or_path)) {
+    const ci::HamiltonianSpec spec = ci::parse_hamiltonian_spec(name_or_path);
+    HostCsr A = ci::build_hamiltonian(spec);
+    description = fmt::format("{} (CI Hamiltonian of {} up to excitation level {}, built in {:.1f} s)", name_or_path,
+                              spec.fcidump, spec.level, seconds_since(t0));
+    return A;
+  }
   const bool looks_like_suite = name_or_path.rfind("paper32k-", 0) == 0 || name_or_path.rfind("scaled-", 0) == 0;
   if (!looks_like_suite) {
     throw std::invalid_argument("'" + name_or_path + "' is neither a readable file nor a suite matrix (" +
-                                "paper32k-1..paper32k-10, scaled-<rows>; `cispmv generate --list`)");
+                                "paper32k-1..paper32k-10, scaled-<rows>; `cispmv generate --list`) nor a CI " +
+                                "Hamiltonian (fcidump:FILE:LEVEL)");
   }
   HostCsr A = generate_suite_matrix(name_or_path, true);
   description = fmt::format("{} (generated in {:.1f} s)", name_or_path, seconds_since(t0));

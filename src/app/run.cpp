@@ -45,8 +45,7 @@ std::pair<double, double> time_median_ms(const Exec& exec, int reps, F&& fn) {
 template <class Scalar>
 class Runner {
  public:
-  Runner(const RunOptions& opt, HostCsrMatrix<Scalar, int, std::size_t> host)
-      : opt_(opt), host_(std::move(host)) {
+  Runner(const RunOptions& opt, HostCsrMatrix<Scalar, int, std::size_t> host) : opt_(opt), host_(std::move(host)) {
     hx_ = Kokkos::View<Scalar*, Kokkos::HostSpace>("x", host_.num_cols);
     for (int i = 0; i < host_.num_cols; ++i) hx_(i) = static_cast<Scalar>(1.0 + ((i * 7919) % 101) / 101.0);
     expected_ = Kokkos::View<Scalar*, Kokkos::HostSpace>("expected", host_.num_rows);
@@ -106,8 +105,8 @@ class Runner {
   }
 
   template <class DeviceMatrix, class Fn>
-  void time_kernel(const std::string& format, const std::string& kernel, const std::string& plan,
-                   const DeviceMatrix& A, RunReport& report, Fn&& fn) {
+  void time_kernel(const std::string& format, const std::string& kernel, const std::string& plan, const DeviceMatrix& A,
+                   RunReport& report, Fn&& fn) {
     KernelResult r;
     r.format = format;
     r.kernel = kernel;
@@ -170,8 +169,8 @@ int run_command(const RunOptions& opt, std::ostream& out) {
   report.boundary_is_automatic = opt.boundary < 0;
   const int boundary = opt.boundary >= 0 ? opt.boundary : report.automatic_boundary.boundary;
   if (boundary > A.num_cols) {
-    throw std::invalid_argument(fmt::format("BOUNDARY = {} is outside [0, {}] (the number of columns)", boundary,
-                                            A.num_cols));
+    throw std::invalid_argument(
+        fmt::format("BOUNDARY = {} is outside [0, {}] (the number of columns)", boundary, A.num_cols));
   }
   report.stats = compute_stats(A, boundary, report.automatic_boundary.reference_width);
   report.configuration = configuration_string();

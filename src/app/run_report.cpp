@@ -20,12 +20,13 @@ void print_stats(std::ostream& out, const RunReport& r) {
   out << "\nStatistics (paper Tables 3-4)\n";
   out << fmt::format("  {:<30} {} x {}\n", "rows x columns", s.rows, s.cols);
   out << fmt::format("  {:<30} {}\n", "nonzeros", s.nnz);
-  out << fmt::format("  {:<30} {}{}\n", "BOUNDARY", s.boundary,
-                     r.boundary_is_automatic
-                         ? (choice.reference_detected
-                                ? fmt::format(" (automatic: reference region = first {} columns)", choice.reference_width)
-                                : std::string(" (automatic: shortest row; no reference region detected)"))
-                         : std::string(" (given)"));
+  out << fmt::format(
+      "  {:<30} {}{}\n", "BOUNDARY", s.boundary,
+      r.boundary_is_automatic
+          ? (choice.reference_detected
+                 ? fmt::format(" (automatic: reference region = first {} columns)", choice.reference_width)
+                 : std::string(" (automatic: shortest row; no reference region detected)"))
+          : std::string(" (given)"));
   out << fmt::format("  {:<30} {}\n", "reference-region nonzeros", s.reference_nnz);
   out << fmt::format("  {:<30} {}\n", "expansion-region nonzeros", s.expansion_nnz);
   out << fmt::format("  {:<30} {} (row {})\n", "longest row", s.longest_row_length, s.longest_row);
@@ -69,7 +70,8 @@ bool RunReport::all_pass() const {
 }
 
 void print_report(std::ostream& out, const RunReport& r) {
-  out << r.configuration << "\n" << "device: " << r.device << "\n";
+  out << r.configuration << "\n"
+      << "device: " << r.device << "\n";
   out << "matrix: " << r.description << "\n";
   print_stats(out, r);
   print_memory(out, r);
@@ -84,20 +86,35 @@ void write_json(const std::string& path, const RunReport& r) {
   j["matrix"] = r.matrix;
   j["precision"] = r.single_precision ? "float" : "double";
   j["repetitions"] = r.repetitions;
-  j["stats"] = {{"rows", s.rows}, {"cols", s.cols}, {"nnz", s.nnz}, {"boundary", s.boundary},
-                {"reference_nnz", s.reference_nnz}, {"expansion_nnz", s.expansion_nnz},
-                {"longest_row_length", s.longest_row_length}, {"longest_row", s.longest_row},
-                {"mean_row_length", s.mean_row_length}, {"min_row_length", s.min_row_length},
-                {"reference_width", s.reference_width}, {"reference_sparsity", s.reference_sparsity},
-                {"expansion_sparsity", s.expansion_sparsity}, {"total_sparsity", s.total_sparsity}};
+  j["stats"] = {{"rows", s.rows},
+                {"cols", s.cols},
+                {"nnz", s.nnz},
+                {"boundary", s.boundary},
+                {"reference_nnz", s.reference_nnz},
+                {"expansion_nnz", s.expansion_nnz},
+                {"longest_row_length", s.longest_row_length},
+                {"longest_row", s.longest_row},
+                {"mean_row_length", s.mean_row_length},
+                {"min_row_length", s.min_row_length},
+                {"reference_width", s.reference_width},
+                {"reference_sparsity", s.reference_sparsity},
+                {"expansion_sparsity", s.expansion_sparsity},
+                {"total_sparsity", s.total_sparsity}};
   for (const auto& m : r.memory) {
     j["memory"].push_back({{"format", m.format}, {"paper_bytes", m.paper_bytes}, {"allocated_bytes", m.allocated}});
   }
   for (const auto& k : r.kernels) {
-    j["kernels"].push_back({{"format", k.format}, {"kernel", k.kernel}, {"plan", k.plan}, {"median_ms", k.median_ms},
-                            {"min_ms", k.min_ms}, {"gbytes_per_s", k.gbytes_per_s}, {"gflops", k.gflops},
-                            {"speedup_vs_kokkos_kernels", k.speedup_vs_kk}, {"max_abs_error", k.max_abs_error},
-                            {"tolerance", k.tolerance}, {"pass", k.pass}});
+    j["kernels"].push_back({{"format", k.format},
+                            {"kernel", k.kernel},
+                            {"plan", k.plan},
+                            {"median_ms", k.median_ms},
+                            {"min_ms", k.min_ms},
+                            {"gbytes_per_s", k.gbytes_per_s},
+                            {"gflops", k.gflops},
+                            {"speedup_vs_kokkos_kernels", k.speedup_vs_kk},
+                            {"max_abs_error", k.max_abs_error},
+                            {"tolerance", k.tolerance},
+                            {"pass", k.pass}});
   }
   if (path == "-") {
     std::cout << j.dump(2) << "\n";

@@ -13,7 +13,6 @@ namespace cispmv::ci {
 
 namespace {
 
-
 std::uint64_t low_bits(int n) { return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1; }
 
 // Calls f(mask) for every n-bit mask with k bits set, in increasing numeric order (Gosper's hack).
@@ -59,9 +58,8 @@ std::vector<std::vector<std::uint64_t>> strings_by_rank(int norb, int nel, int m
     }
     out[k].reserve(static_cast<std::size_t>(count));
     for_each_combination(nel, k, [&](std::uint64_t holes) {
-      for_each_combination(norb - nel, k, [&](std::uint64_t particles) {
-        out[k].push_back((reference ^ holes) | (particles << nel));
-      });
+      for_each_combination(
+          norb - nel, k, [&](std::uint64_t particles) { out[k].push_back((reference ^ holes) | (particles << nel)); });
     });
   }
   return out;
@@ -185,8 +183,7 @@ DeterminantSpace make_determinant_space(const FciDump& dump, int max_level, bool
                                 restrict_to_isym ? dump.isym : 0);
 }
 
-std::vector<std::size_t> count_determinants_per_level(int num_orbitals, int num_alpha, int num_beta,
-                                                      int max_level) {
+std::vector<std::size_t> count_determinants_per_level(int num_orbitals, int num_alpha, int num_beta, int max_level) {
   std::vector<std::size_t> counts;
   for (int l = 0; l <= max_level; ++l) {
     double c = 0.0;

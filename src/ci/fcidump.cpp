@@ -1,7 +1,7 @@
 // FCIDUMP reader (Knowles and Handy, Comput. Phys. Commun. 54 (1989) 75), in the dialects of PySCF,
 // Psi4 and Molpro.
-#include "cispmv/ci/determinants.hpp"
 #include "cispmv/ci/fcidump.hpp"
+#include "cispmv/ci/determinants.hpp"
 #include "cispmv/errors.hpp"
 
 #include <algorithm>
@@ -184,16 +184,17 @@ FciDump header_from_namelist(const Namelist& entries, const std::string& source,
              std::to_string(norb));
   }
   if (nelec < 0 || nelec > 2 * norb) {
-    fail(source, nelec_entry->line, "expected 0 <= NELEC <= 2*NORB = " + std::to_string(2 * norb) + ", got " +
-                                        std::to_string(nelec));
+    fail(source, nelec_entry->line,
+         "expected 0 <= NELEC <= 2*NORB = " + std::to_string(2 * norb) + ", got " + std::to_string(nelec));
   }
   FciDump dump(norb, nelec, 0);
   if (const NamelistEntry* e = find("MS2")) {
     dump.ms2 = single_int(source, "MS2", *e);
     if (dump.ms2 < -nelec || dump.ms2 > nelec || (nelec + dump.ms2) % 2 != 0 || (nelec + dump.ms2) / 2 > norb ||
         (nelec - dump.ms2) / 2 > norb) {
-      fail(source, e->line, "MS2 = " + std::to_string(dump.ms2) + " is impossible for NELEC = " +
-                                std::to_string(nelec) + " in NORB = " + std::to_string(norb) + " orbitals");
+      fail(source, e->line,
+           "MS2 = " + std::to_string(dump.ms2) + " is impossible for NELEC = " + std::to_string(nelec) +
+               " in NORB = " + std::to_string(norb) + " orbitals");
     }
   }
   if (const NamelistEntry* e = find("ISYM")) {
@@ -204,15 +205,16 @@ FciDump header_from_namelist(const Namelist& entries, const std::string& source,
   }
   if (const NamelistEntry* e = find("ORBSYM")) {
     if (e->values.size() != static_cast<std::size_t>(norb)) {
-      fail(source, e->line, "expected NORB = " + std::to_string(norb) + " ORBSYM values, got " +
-                                std::to_string(e->values.size()));
+      fail(source, e->line,
+           "expected NORB = " + std::to_string(norb) + " ORBSYM values, got " + std::to_string(e->values.size()));
     }
     for (int p = 0; p < norb; ++p) {
       long v = 0;
       if (!parse_int(e->values[p].text, v) || v < 1 || v > 8) {
         fail(source, e->values[p].line,
              "expected ORBSYM values in 1..8 (Molpro irrep numbering; PySCF writes it with molpro_orbsym=True), "
-             "got '" + e->values[p].text + "'");
+             "got '" +
+                 e->values[p].text + "'");
       }
       dump.orbsym[p] = static_cast<int>(v);
     }
@@ -252,8 +254,9 @@ void read_integrals(std::istream& in, const std::string& source, int& line_no, F
         fail(source, line_no, "expected an integer orbital index, got '" + fields[a + 1] + "'");
       }
       if (idx[a] < 0 || idx[a] > norb) {
-        fail(source, line_no, "orbital index " + std::to_string(idx[a]) + " is outside 1..NORB = 1.." +
-                                  std::to_string(norb) + " (0 only as a placeholder)");
+        fail(source, line_no,
+             "orbital index " + std::to_string(idx[a]) + " is outside 1..NORB = 1.." + std::to_string(norb) +
+                 " (0 only as a placeholder)");
       }
     }
     const int i = static_cast<int>(idx[0]) - 1;
@@ -269,8 +272,9 @@ void read_integrals(std::istream& in, const std::string& source, int& line_no, F
     } else if (i < 0 && j < 0 && k < 0 && l < 0) {
       dump.core_energy = value;
     } else {
-      fail(source, line_no, "expected the indices 'i j k l', 'i j 0 0', 'i 0 0 0' or '0 0 0 0', got '" + fields[1] +
-                                " " + fields[2] + " " + fields[3] + " " + fields[4] + "'");
+      fail(source, line_no,
+           "expected the indices 'i j k l', 'i j 0 0', 'i 0 0 0' or '0 0 0 0', got '" + fields[1] + " " + fields[2] +
+               " " + fields[3] + " " + fields[4] + "'");
     }
   }
 }

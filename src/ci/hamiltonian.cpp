@@ -147,8 +147,7 @@ void for_each_row_element(const SlaterCondon& sc, const DeterminantSpace& space,
 
 }  // namespace
 
-HostCsr build_hamiltonian(const FciDump& integrals, const DeterminantSpace& space,
-                                                          double drop_tolerance) {
+HostCsr build_hamiltonian(const FciDump& integrals, const DeterminantSpace& space, double drop_tolerance) {
   if (integrals.num_orbitals != space.num_orbitals) {
     throw std::invalid_argument("cispmv::build_hamiltonian: the integrals have " +
                                 std::to_string(integrals.num_orbitals) + " orbitals, the space " +
@@ -186,8 +185,10 @@ HostCsr build_hamiltonian(const FciDump& integrals, const DeterminantSpace& spac
                         });
   Exec().fence();
   const std::size_t nnz = n == 0 ? 0 : row_ptr(static_cast<std::size_t>(n));
-  H.col_idx = Matrix::index_type(Kokkos::view_alloc("cispmv::ci_hamiltonian::col_idx", Kokkos::WithoutInitializing), nnz);
-  H.values = Matrix::values_type(Kokkos::view_alloc("cispmv::ci_hamiltonian::values", Kokkos::WithoutInitializing), nnz);
+  H.col_idx =
+      Matrix::index_type(Kokkos::view_alloc("cispmv::ci_hamiltonian::col_idx", Kokkos::WithoutInitializing), nnz);
+  H.values =
+      Matrix::values_type(Kokkos::view_alloc("cispmv::ci_hamiltonian::values", Kokkos::WithoutInitializing), nnz);
   auto col_idx = H.col_idx;
   auto values = H.values;
 
@@ -226,6 +227,35 @@ Kokkos::View<double*, Kokkos::HostSpace> csr_diagonal(const HostCsr& A) {
     }
   }
   return d;
+}
+
+bool is_hamiltonian_spec(const std::string& text) { return text.rfind("fcidump:", 0) == 0; }
+
+HamiltonianSpec parse_hamiltonian_spec(const std::string& text) {
+  auto fail = [&](const std::string& what) {
+    throw std::invalid_argument("'" + text.substr(0, 200) + "': " + what +
+                                " (expected fcidump:FILE:LEVEL, e.g. fcidump:h2o.fcidump:2 for CISD)");
+  };
+  if (!is_hamiltonian_spec(text)) fail("does not start with 'fcidump:'");
+  const std::string rest = text.substr(8);
+  const std::size_t colon = rest.rfind(':');
+  if (colon == std::string::npos) fail("no ':LEVEL' after the file name");
+  HamiltonianSpec spec;
+  spec.fcidump = rest.substr(0, colon);
+  const std::string level = rest.substr(colon + 1);
+  if (spec.fcidump.empty()) fail("no FCIDUMP file name");
+  if (level.empty() || level.size() > 4 || level.find_first_not_of("0123456789") != std::string::npos) {
+    fail("the excitation level '" + level.substr(0, 20) + "' is not an integer in 1..9999");
+  }
+  spec.level = std::stoi(level);
+  if (spec.level < 1) fail("the excitation level must be at least 1");
+  return spec;
+}
+
+HostCsr build_hamiltonian(const HamiltonianSpec& spec) {
+  const FciDump dump = read_fcidump(spec.fcidump);
+  const DeterminantSpace space = make_determinant_space(dump, spec.level, true);
+  return build_hamiltonian(dump, space);
 }
 
 }  // namespace cispmv::ci

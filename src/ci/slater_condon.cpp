@@ -66,8 +66,7 @@ double SlaterCondon::double_same_spin(std::uint64_t same, int i, int j, int a, i
   return sign * (ints.two(i, a, j, b) - ints.two(i, b, j, a));
 }
 
-double SlaterCondon::double_opposite_spin(std::uint64_t alpha, std::uint64_t beta, int i, int a, int j,
-                                          int b) const {
+double SlaterCondon::double_opposite_spin(std::uint64_t alpha, std::uint64_t beta, int i, int a, int j, int b) const {
   return excitation_sign(alpha, i, a) * excitation_sign(beta, j, b) * integrals_->two(i, a, j, b);
 }
 
@@ -91,8 +90,7 @@ double SlaterCondon::element(const Determinant& bra, const Determinant& ket) con
                             high(bra.alpha & da));
   }
   if (ndb == 4) {
-    return double_same_spin(ket.beta, low(ket.beta & db), high(ket.beta & db), low(bra.beta & db),
-                            high(bra.beta & db));
+    return double_same_spin(ket.beta, low(ket.beta & db), high(ket.beta & db), low(bra.beta & db), high(bra.beta & db));
   }
   return double_opposite_spin(ket.alpha, ket.beta, low(ket.alpha & da), low(bra.alpha & da), low(ket.beta & db),
                               low(bra.beta & db));

@@ -56,8 +56,8 @@ enum class Stream : std::uint64_t { length = 0, reference = 1, expansion = 2, va
 class RowRng {
  public:
   RowRng(std::uint64_t seed_key, std::int64_t row, Stream stream)
-      : rng_(splitmix64_mix(seed_key ^
-                            splitmix64_mix(static_cast<std::uint64_t>(row) * 8 + static_cast<std::uint64_t>(stream)))) {}
+      : rng_(splitmix64_mix(
+            seed_key ^ splitmix64_mix(static_cast<std::uint64_t>(row) * 8 + static_cast<std::uint64_t>(stream)))) {}
 
   std::uint64_t next() { return rng_.next(); }
   /// Uniform in [0, bound) for bound >= 1 (Lemire's multiply-shift; bias < bound / 2^64).
@@ -112,14 +112,14 @@ inline std::int64_t expansion_floor_max(std::uint64_t mean_q, std::uint64_t spre
 
 /// Everything the parallel passes need, by value (trivially copyable into the lambdas).
 struct Rules {
-  std::int64_t n = 0;           // rows = columns
-  std::int64_t w = 0;           // reference width W
-  std::int64_t reference_k = 0;       // reference entries per row (non-symmetric)
-  double reference_density = 0;       // for the symmetric lower rows
-  double expansion_density = 0;       // for the symmetric lower rows
-  std::uint64_t expansion_mean_q = 0;   // non-symmetric expansion mean, units 2^-24
-  std::uint64_t spread_q = 0;     // row_irregularity, units 2^-24
-  std::int64_t expansion_cap = 0;       // pinned length (non-symmetric, longest_row >= 0)
+  std::int64_t n = 0;                  // rows = columns
+  std::int64_t w = 0;                  // reference width W
+  std::int64_t reference_k = 0;        // reference entries per row (non-symmetric)
+  double reference_density = 0;        // for the symmetric lower rows
+  double expansion_density = 0;        // for the symmetric lower rows
+  std::uint64_t expansion_mean_q = 0;  // non-symmetric expansion mean, units 2^-24
+  std::uint64_t spread_q = 0;          // row_irregularity, units 2^-24
+  std::int64_t expansion_cap = 0;      // pinned length (non-symmetric, longest_row >= 0)
   std::int64_t longest_row = -1;
   bool diagonal = true;
   std::uint64_t seed_key = 0;
@@ -139,7 +139,8 @@ RowShape full_row_shape(const Rules& R, std::int64_t r) {
   s.reference_k = R.reference_k;
   s.expansion_k = std::min(expansion_length(rng, R.expansion_mean_q, R.spread_q), R.n - R.w);
   if (R.longest_row >= 0) {
-    s.expansion_k = r == R.longest_row ? R.expansion_cap : std::max<std::int64_t>(std::min(s.expansion_k, R.expansion_cap - 1), 0);
+    s.expansion_k =
+        r == R.longest_row ? R.expansion_cap : std::max<std::int64_t>(std::min(s.expansion_k, R.expansion_cap - 1), 0);
   }
   if (R.diagonal) {
     if (r < R.w) {
@@ -158,7 +159,8 @@ RowShape lower_row_shape(const Rules& R, std::int64_t r) {
   RowRng rng(R.seed_key, r, Stream::length);
   RowShape s;
   const std::int64_t reference_width = std::min(r, R.w);
-  s.reference_k = std::min<std::int64_t>(std::llround(R.reference_density * static_cast<double>(reference_width)), reference_width);
+  s.reference_k =
+      std::min<std::int64_t>(std::llround(R.reference_density * static_cast<double>(reference_width)), reference_width);
   const std::int64_t expansion_width = std::max<std::int64_t>(r - R.w, 0);
   const std::uint64_t mean_q = to_fixed(R.expansion_density * static_cast<double>(expansion_width));
   s.expansion_k = std::min(expansion_length(rng, mean_q, R.spread_q), expansion_width);
@@ -250,9 +252,8 @@ class RowPasses {
     for (std::int64_t first = 0; first < blocks; first += chunk) {
       const std::int64_t last = std::min(blocks, first + chunk);
       const std::int64_t rows = rows_;
-      Kokkos::parallel_for(label, Kokkos::RangePolicy<Exec>(exec, first, last), [=](const std::int64_t b) {
-        body(b * block, std::min(rows, (b + 1) * block));
-      });
+      Kokkos::parallel_for(label, Kokkos::RangePolicy<Exec>(exec, first, last),
+                           [=](const std::int64_t b) { body(b * block, std::min(rows, (b + 1) * block)); });
       exec.fence();
       report(done_ + weight * static_cast<double>(last) / static_cast<double>(blocks));
     }
@@ -294,8 +295,10 @@ HostCsr allocate(const char* label, std::int64_t n, const typename HostCsr::row_
   A.num_rows = static_cast<int>(n);
   A.num_cols = static_cast<int>(n);
   A.row_ptr = row_ptr;
-  A.col_idx = typename HostCsr::index_type(Kokkos::view_alloc(std::string(label) + "::col_idx", Kokkos::WithoutInitializing), nnz);
-  A.values = typename HostCsr::values_type(Kokkos::view_alloc(std::string(label) + "::values", Kokkos::WithoutInitializing), nnz);
+  A.col_idx = typename HostCsr::index_type(
+      Kokkos::view_alloc(std::string(label) + "::col_idx", Kokkos::WithoutInitializing), nnz);
+  A.values = typename HostCsr::values_type(
+      Kokkos::view_alloc(std::string(label) + "::values", Kokkos::WithoutInitializing), nnz);
   return A;
 }
 
@@ -344,9 +347,8 @@ HostCsr generate_nonsymmetric(const Exec& exec, const Rules& R, const ProgressCa
       const std::int64_t length = s.length();
       double* v = val.data() + row_ptr(r);
       for (std::int64_t k = 0; k < length; ++k) {
-        v[k] = R.diagonal && out[k] == r
-                   ? static_cast<double>(length) + RowRng(R.seed_key, r, Stream::diagonal).unit()
-                   : offdiagonal_value(value_rng);
+        v[k] = R.diagonal && out[k] == r ? static_cast<double>(length) + RowRng(R.seed_key, r, Stream::diagonal).unit()
+                                         : offdiagonal_value(value_rng);
       }
     }
   });
@@ -360,7 +362,8 @@ HostCsr generate_symmetric(const Exec& exec, const Rules& R, const ProgressCallb
   const auto n = static_cast<std::size_t>(R.n);
   SizeView lower_lengths(Kokkos::view_alloc("lower_lengths", Kokkos::WithoutInitializing), n);
   passes.run(exec, "cispmv::generate_ci_matrix::count_lower", 0.01, [=](std::int64_t first, std::int64_t last) {
-    for (std::int64_t r = first; r < last; ++r) lower_lengths(r) = static_cast<std::size_t>(lower_row_shape(R, r).length());
+    for (std::int64_t r = first; r < last; ++r)
+      lower_lengths(r) = static_cast<std::size_t>(lower_row_shape(R, r).length());
   });
   typename HostCsr::row_map_type lower_ptr("lower_ptr", n + 1);
   const std::size_t lower_nnz = prefix_sum(exec, lower_lengths, lower_ptr);
@@ -377,7 +380,8 @@ HostCsr generate_symmetric(const Exec& exec, const Rules& R, const ProgressCallb
       RowRng reference_rng(R.seed_key, r, Stream::reference);
       sample_sorted(reference_rng, 0, std::min(r, R.w), -1, s.reference_k, out, marks);
       RowRng expansion_rng(R.seed_key, r, Stream::expansion);
-      sample_sorted(expansion_rng, R.w, std::max<std::int64_t>(r - R.w, 0), -1, s.expansion_k, out + s.reference_k, marks);
+      sample_sorted(expansion_rng, R.w, std::max<std::int64_t>(r - R.w, 0), -1, s.expansion_k, out + s.reference_k,
+                    marks);
       RowRng value_rng(R.seed_key, r, Stream::value);
       double* v = lval.data() + lower_ptr(r);
       for (std::int64_t k = 0; k < s.length(); ++k) v[k] = offdiagonal_value(value_rng);
@@ -453,10 +457,10 @@ HostCsr generate_symmetric(const Exec& exec, const Rules& R, const ProgressCallb
 struct PaperMatrix {
   std::int64_t expansion_nnz, longest_length, longest_row;
 };
-constexpr PaperMatrix paper_table3[10] = {
-    {9678327, 1074, 5314},  {9673031, 1069, 6144},  {9666827, 1078, 22358}, {9670529, 1068, 21549},
-    {9669733, 1060, 4233},  {9673530, 1069, 28394}, {9666857, 1079, 21836}, {9670234, 1077, 20148},
-    {9661419, 1067, 12787}, {9670316, 1064, 25678}};
+constexpr PaperMatrix paper_table3[10] = {{9678327, 1074, 5314},  {9673031, 1069, 6144},  {9666827, 1078, 22358},
+                                          {9670529, 1068, 21549}, {9669733, 1060, 4233},  {9673530, 1069, 28394},
+                                          {9666857, 1079, 21836}, {9670234, 1077, 20148}, {9661419, 1067, 12787},
+                                          {9670316, 1064, 25678}};
 constexpr std::int64_t paper_rows = 32768;
 
 [[noreturn]] void unknown_name(const std::string& name, const std::string& why) {
@@ -474,9 +478,12 @@ CiLayout ci_layout(const CiMatrixParams& p) {
   if (p.rows < 1 || p.rows > std::numeric_limits<int>::max()) {
     fail("rows = " + std::to_string(p.rows) + " is outside [1, 2^31 - 1]");
   }
-  if (!in_unit(p.reference_fraction)) fail("reference_fraction = " + std::to_string(p.reference_fraction) + " is outside [0, 1]");
-  if (!in_unit(p.reference_density)) fail("reference_density = " + std::to_string(p.reference_density) + " is outside [0, 1]");
-  if (!in_unit(p.expansion_density)) fail("expansion_density = " + std::to_string(p.expansion_density) + " is outside [0, 1]");
+  if (!in_unit(p.reference_fraction))
+    fail("reference_fraction = " + std::to_string(p.reference_fraction) + " is outside [0, 1]");
+  if (!in_unit(p.reference_density))
+    fail("reference_density = " + std::to_string(p.reference_density) + " is outside [0, 1]");
+  if (!in_unit(p.expansion_density))
+    fail("expansion_density = " + std::to_string(p.expansion_density) + " is outside [0, 1]");
   if (!in_unit(p.row_irregularity)) {
     fail("row_irregularity = " + std::to_string(p.row_irregularity) + " is outside [0, 1]");
   }
@@ -486,9 +493,10 @@ CiLayout ci_layout(const CiMatrixParams& p) {
   if (p.longest_row >= 0 && p.symmetric) fail("longest_row cannot be pinned in a symmetric matrix");
   CiLayout layout;
   layout.rows = p.rows;
-  layout.reference_width = std::min<std::int64_t>(std::llround(p.reference_fraction * static_cast<double>(p.rows)), p.rows);
-  layout.reference_per_row = std::min<std::int64_t>(std::llround(p.reference_density * static_cast<double>(layout.reference_width)),
-                                              layout.reference_width);
+  layout.reference_width =
+      std::min<std::int64_t>(std::llround(p.reference_fraction * static_cast<double>(p.rows)), p.rows);
+  layout.reference_per_row = std::min<std::int64_t>(
+      std::llround(p.reference_density * static_cast<double>(layout.reference_width)), layout.reference_width);
   layout.expansion_mean = p.expansion_density * static_cast<double>(p.rows - layout.reference_width);
   const std::uint64_t mean_q = to_fixed(layout.expansion_mean);
   const std::uint64_t spread_q = to_fixed(p.row_irregularity);
@@ -527,8 +535,8 @@ HostCsr generate_ci_matrix(const HostExecutionSpace& exec, const CiMatrixParams&
   const CiLayout layout = ci_layout(params);
   const Rules rules = make_rules(params, layout);
   Kokkos::Profiling::pushRegion("cispmv::generate_ci_matrix");
-  HostCsr A = params.symmetric ? generate_symmetric(exec, rules, progress)
-                               : generate_nonsymmetric(exec, rules, progress);
+  HostCsr A =
+      params.symmetric ? generate_symmetric(exec, rules, progress) : generate_nonsymmetric(exec, rules, progress);
   Kokkos::Profiling::popRegion();
   if (progress) progress(1.0);
   return A;
@@ -538,8 +546,8 @@ template HostCsr generate_ci_matrix(const Kokkos::DefaultHostExecutionSpace&, co
                                     const ProgressCallback&);
 // Serial is the default host space only when no parallel host backend is enabled; instantiating it
 // twice would not compile.
-#if defined(KOKKOS_ENABLE_SERIAL) && (defined(KOKKOS_ENABLE_OPENMP) || defined(KOKKOS_ENABLE_THREADS) || \
-                                      defined(KOKKOS_ENABLE_HPX))
+#if defined(KOKKOS_ENABLE_SERIAL) && \
+    (defined(KOKKOS_ENABLE_OPENMP) || defined(KOKKOS_ENABLE_THREADS) || defined(KOKKOS_ENABLE_HPX))
 template HostCsr generate_ci_matrix(const Kokkos::Serial&, const CiMatrixParams&, const ProgressCallback&);
 #endif
 

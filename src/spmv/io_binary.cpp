@@ -38,8 +38,7 @@ inline std::uint64_t rotl(std::uint64_t x, int r) { return (x << r) | (x >> (64 
 // Written as one OR of shifted bytes, which compilers turn into a single load on little-endian CPUs.
 inline std::uint64_t load64(const unsigned char* p) {
   return std::uint64_t(p[0]) | std::uint64_t(p[1]) << 8 | std::uint64_t(p[2]) << 16 | std::uint64_t(p[3]) << 24 |
-         std::uint64_t(p[4]) << 32 | std::uint64_t(p[5]) << 40 | std::uint64_t(p[6]) << 48 |
-         std::uint64_t(p[7]) << 56;
+         std::uint64_t(p[4]) << 32 | std::uint64_t(p[5]) << 40 | std::uint64_t(p[6]) << 48 | std::uint64_t(p[7]) << 56;
 }
 inline std::uint64_t load32(const unsigned char* p) {
   return std::uint64_t(p[0]) | std::uint64_t(p[1]) << 8 | std::uint64_t(p[2]) << 16 | std::uint64_t(p[3]) << 24;
@@ -143,7 +142,9 @@ std::string hex(std::uint64_t v) {
   return os.str();
 }
 
-std::size_t padding_after_col_idx(std::size_t nnz) { return (nnz * sizeof(int)) % 8 == 0 ? 0 : 8 - (nnz * sizeof(int)) % 8; }
+std::size_t padding_after_col_idx(std::size_t nnz) {
+  return (nnz * sizeof(int)) % 8 == 0 ? 0 : 8 - (nnz * sizeof(int)) % 8;
+}
 
 void write_block(std::FILE* f, const void* data, std::size_t bytes, const std::string& path) {
   const auto* p = static_cast<const unsigned char*>(data);
@@ -276,8 +277,8 @@ HostCsr read_binary(const std::string& path) {
          std::to_string(file_size) + " bytes");
   }
   if (file_size > expected) {
-    fail("unexpected data after the matrix: the file has " + std::to_string(file_size) + " bytes, the header accounts for " +
-         std::to_string(expected));
+    fail("unexpected data after the matrix: the file has " + std::to_string(file_size) +
+         " bytes, the header accounts for " + std::to_string(expected));
   }
 
   HostCsr A("cispmv::read_binary", static_cast<int>(rows), static_cast<int>(cols), static_cast<std::size_t>(nnz));

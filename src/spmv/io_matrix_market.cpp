@@ -186,8 +186,8 @@ bool parse_double(std::string_view token, double& value, bool& overflow) {
   const auto result = std::from_chars(begin, end, value, std::chars_format::general);
   if (result.ec == std::errc() && result.ptr == end && begin != end) return true;
   if (result.ec != std::errc::result_out_of_range || result.ptr != end) return false;
-  // from_chars reports both overflow and underflow as out of range without a value; strtod tells
-  // them apart (a subnormal written by %.17g must read back).
+    // from_chars reports both overflow and underflow as out of range without a value; strtod tells
+    // them apart (a subnormal written by %.17g must read back).
 #endif
   const std::string copy(token);
   char* stop = nullptr;
@@ -442,7 +442,8 @@ std::size_t sort_and_merge_rows(std::size_t* row_ptr, std::int64_t rows, int* co
 HostCsr canonical(const HostCsr& A) {
   bool sorted = true;
   for (int r = 0; r < A.num_rows && sorted; ++r) {
-    for (std::size_t k = A.row_ptr(r) + 1; k < A.row_ptr(r + 1) && sorted; ++k) sorted = A.col_idx(k - 1) < A.col_idx(k);
+    for (std::size_t k = A.row_ptr(r) + 1; k < A.row_ptr(r + 1) && sorted; ++k)
+      sorted = A.col_idx(k - 1) < A.col_idx(k);
   }
   if (sorted) return A;
   HostCsr B("cispmv::canonical", A.num_rows, A.num_cols, A.nnz());
@@ -512,7 +513,8 @@ class TextWriter {
   /// `%.17g`: the fewest significant digits with which every double reads back exactly.
   void put(double v) {
 #if CISPMV_HAS_FLOAT_CHARCONV
-    used_ = offset(std::to_chars(buffer_.get() + used_, buffer_.get() + capacity, v, std::chars_format::general, 17).ptr);
+    used_ =
+        offset(std::to_chars(buffer_.get() + used_, buffer_.get() + capacity, v, std::chars_format::general, 17).ptr);
 #else
     used_ += static_cast<std::size_t>(std::snprintf(buffer_.get() + used_, capacity - used_, "%.17g", v));
 #endif
@@ -588,7 +590,7 @@ Preamble read_preamble(LineReader& reader, const std::string& path, std::uint64_
 /// The entries in file order, and how many each row will hold (mirrored entries included).
 struct Coordinates {
   std::unique_ptr<int[]> row, col;
-  std::unique_ptr<double[]> value;  ///< null for pattern files (every value 1)
+  std::unique_ptr<double[]> value;     ///< null for pattern files (every value 1)
   std::vector<std::size_t> row_count;  ///< row_count[r + 1]: entries of row r
   std::size_t entries = 0;
   std::size_t mirrored = 0;  ///< off-diagonal entries of a symmetric file, stored twice

@@ -31,8 +31,8 @@ int main(int argc, char* argv[]) {
   const double exact = cispmv::solvers::jacobi_eigen(dense, n).values[0];
   // E0 = U/2 - sqrt(U^2/4 + 4 t^2) = 2 - sqrt(8)
   const double analytic = 2.0 - std::sqrt(8.0);
-  const bool ok = result.converged && std::abs(result.eigenvalues[0] - exact) < 1e-9 &&
-                  std::abs(exact - analytic) < 1e-12;
+  const bool ok =
+      result.converged && std::abs(result.eigenvalues[0] - exact) < 1e-9 && std::abs(exact - analytic) < 1e-12;
   std::printf("%s: consumer of CiSpmv::cispmv, %d determinants, Davidson %.12f, dense %.12f, analytic %.12f\n",
               ok ? "PASS" : "FAIL", n, result.eigenvalues[0], exact, analytic);
   return ok ? 0 : 1;

@@ -22,7 +22,7 @@ int main(int argc, char* argv[]) {
   const double expected[6] = {1, 21, 33, 18, 28, 40};
   int wrong = 0;
   for (int r = 0; r < 6; ++r) wrong += hy(r) != expected[r];
-  std::printf("%s: consumer of CiSpmv::spmv, y = [%g %g %g %g %g %g]\n", wrong ? "FAIL" : "PASS", hy(0), hy(1),
-              hy(2), hy(3), hy(4), hy(5));
+  std::printf("%s: consumer of CiSpmv::spmv, y = [%g %g %g %g %g %g]\n", wrong ? "FAIL" : "PASS", hy(0), hy(1), hy(2),
+              hy(3), hy(4), hy(5));
   return wrong ? 1 : 0;
 }

@@ -49,8 +49,8 @@ struct DeterminantSpace {
   int num_orbitals = 0;
   int num_alpha = 0;
   int num_beta = 0;
-  int max_level = 0;  ///< the truncation actually applied (requested level clamped to the largest possible)
-  int irrep = 0;      ///< 1..8: only determinants of this irrep are kept; 0: no restriction
+  int max_level = 0;        ///< the truncation actually applied (requested level clamped to the largest possible)
+  int irrep = 0;            ///< 1..8: only determinants of this irrep are kept; 0: no restriction
   std::vector<int> orbsym;  ///< irrep (1..8) of each orbital; all 1 when none was given
   Determinant reference;    ///< lowest num_alpha (num_beta) orbitals occupied
   std::vector<Determinant> determinants;
@@ -77,8 +77,7 @@ DeterminantSpace make_determinant_space(const FciDump& dump, int max_level, bool
 
 /// Number of determinants of each excitation level 0..max_level of a space without symmetry
 /// restriction, from binomial coefficients (a check on make_determinant_space).
-std::vector<std::size_t> count_determinants_per_level(int num_orbitals, int num_alpha, int num_beta,
-                                                      int max_level);
+std::vector<std::size_t> count_determinants_per_level(int num_orbitals, int num_alpha, int num_beta, int max_level);
 
 /// Hash index from a determinant to its position in a DeterminantSpace: open addressing with linear
 /// probing over a power-of-two table of 32-bit positions, at most half full, so that a lookup costs

@@ -19,12 +19,12 @@ namespace cispmv::ci {
 ///   pq = p*(p+1)/2 + q for p >= q,  rs likewise,  two_electron[pq*(pq+1)/2 + rs] for pq >= rs.
 /// Integrals the file does not list are zero.
 struct FciDump {
-  int num_orbitals = 0;         ///< NORB
-  int num_electrons = 0;        ///< NELEC
-  int ms2 = 0;                  ///< MS2 = N_alpha - N_beta
-  int isym = 1;                 ///< ISYM: irrep of the target state, 1..8 (Molpro numbering)
-  std::vector<int> orbsym;      ///< ORBSYM: irrep of each orbital, 1..8; all 1 when the file has none
-  double core_energy = 0.0;     ///< the `value 0 0 0 0` line (nuclear repulsion + frozen core)
+  int num_orbitals = 0;              ///< NORB
+  int num_electrons = 0;             ///< NELEC
+  int ms2 = 0;                       ///< MS2 = N_alpha - N_beta
+  int isym = 1;                      ///< ISYM: irrep of the target state, 1..8 (Molpro numbering)
+  std::vector<int> orbsym;           ///< ORBSYM: irrep of each orbital, 1..8; all 1 when the file has none
+  double core_energy = 0.0;          ///< the `value 0 0 0 0` line (nuclear repulsion + frozen core)
   std::vector<double> one_electron;  ///< h(p,q), row-major, symmetric
   std::vector<double> two_electron;  ///< (pq|rs), packed as described above
 

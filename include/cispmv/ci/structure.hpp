@@ -24,8 +24,8 @@ struct StructureStats {
   std::size_t leading_block_rows = 0;
   std::size_t leading_block_nnz = 0;
   std::size_t rest_nnz = 0;
-  std::vector<std::size_t> level_rows;                  ///< determinants per level
-  std::vector<std::size_t> level_nnz;                   ///< nonzeros in the rows of each level
+  std::vector<std::size_t> level_rows;                    ///< determinants per level
+  std::vector<std::size_t> level_nnz;                     ///< nonzeros in the rows of each level
   std::vector<std::vector<std::size_t>> level_block_nnz;  ///< [row level][column level] nonzeros
 };
 

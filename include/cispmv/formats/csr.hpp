@@ -23,8 +23,7 @@ namespace cispmv {
 /// Column indices within a row need not be sorted; duplicates are allowed by the kernels (they add up)
 /// but the converters of cispmv never produce them. `Offset` is `int` or `std::size_t`: use
 /// `std::size_t` beyond 2^31 - 1 nonzeros.
-template <class Scalar, class Ordinal = int, class Offset = std::size_t,
-          class Device = Kokkos::DefaultExecutionSpace>
+template <class Scalar, class Ordinal = int, class Offset = std::size_t, class Device = Kokkos::DefaultExecutionSpace>
 struct CsrMatrix : impl::FormatTypes<Scalar, Ordinal, Offset, Device> {
   using typename impl::FormatTypes<Scalar, Ordinal, Offset, Device>::device_type;
   using row_map_type = Kokkos::View<Offset*, device_type>;
@@ -87,8 +86,8 @@ void validate(const CsrMatrix<Scalar, Ordinal, Offset, Device>& A) {
     fail("negative shape " + std::to_string(A.num_rows) + " x " + std::to_string(A.num_cols));
   }
   if (A.row_ptr.extent(0) != static_cast<std::size_t>(A.num_rows) + 1) {
-    fail("row_ptr has " + std::to_string(A.row_ptr.extent(0)) + " entries, expected num_rows + 1 = " +
-         std::to_string(static_cast<std::size_t>(A.num_rows) + 1));
+    fail("row_ptr has " + std::to_string(A.row_ptr.extent(0)) +
+         " entries, expected num_rows + 1 = " + std::to_string(static_cast<std::size_t>(A.num_rows) + 1));
   }
   if (A.col_idx.extent(0) != A.values.extent(0)) {
     fail("col_idx has " + std::to_string(A.col_idx.extent(0)) + " entries but values has " +
@@ -110,8 +109,7 @@ void validate(const CsrMatrix<Scalar, Ordinal, Offset, Device>& A) {
       const Ordinal c = A.col_idx(k);
       if (c < 0 || c >= A.num_cols) {
         std::ostringstream os;
-        os << "column index " << c << " of row " << r << " (entry " << k << ") is outside [0, " << A.num_cols
-           << ")";
+        os << "column index " << c << " of row " << r << " (entry " << k << ") is outside [0, " << A.num_cols << ")";
         fail(os.str());
       }
     }

@@ -33,10 +33,10 @@ struct EllMatrix : impl::FormatTypes<Scalar, Ordinal, std::size_t, Device> {
 
   Ordinal num_rows = 0;
   Ordinal num_cols = 0;
-  Ordinal width = 0;       ///< MaxNonZeros: the longest row's length
-  std::size_t num_nonzeros = 0;    ///< entries that are not padding
-  values_type values;      ///< NonZerosEntries(num_rows, width)
-  index_type col_idx;      ///< Column(num_rows, width), -1 in padding
+  Ordinal width = 0;             ///< MaxNonZeros: the longest row's length
+  std::size_t num_nonzeros = 0;  ///< entries that are not padding
+  values_type values;            ///< NonZerosEntries(num_rows, width)
+  index_type col_idx;            ///< Column(num_rows, width), -1 in padding
 
   KOKKOS_INLINE_FUNCTION std::size_t nnz() const { return num_nonzeros; }
 
@@ -90,14 +90,13 @@ EllMatrix<Scalar, Ordinal, HostExecSpace> to_ell(const HostCsrMatrix<Scalar, Ord
   E.values = decltype(E.values)("ell::values", A.num_rows, E.width);
   E.col_idx = decltype(E.col_idx)(Kokkos::view_alloc("ell::col_idx", Kokkos::WithoutInitializing), A.num_rows, E.width);
   Kokkos::deep_copy(E.col_idx, Ordinal(-1));
-  Kokkos::parallel_for(
-      "cispmv::to_ell", Kokkos::RangePolicy<HostExecSpace>(0, A.num_rows), [&](const Ordinal r) {
-        Ordinal k = 0;
-        for (Offset j = A.row_ptr(r); j < A.row_ptr(r + 1); ++j, ++k) {
-          E.values(r, k) = A.values(j);
-          E.col_idx(r, k) = A.col_idx(j);
-        }
-      });
+  Kokkos::parallel_for("cispmv::to_ell", Kokkos::RangePolicy<HostExecSpace>(0, A.num_rows), [&](const Ordinal r) {
+    Ordinal k = 0;
+    for (Offset j = A.row_ptr(r); j < A.row_ptr(r + 1); ++j, ++k) {
+      E.values(r, k) = A.values(j);
+      E.col_idx(r, k) = A.col_idx(j);
+    }
+  });
   return E;
 }
 
@@ -106,10 +105,11 @@ template <class Scalar, class Ordinal, class Offset>
 EllRMatrix<Scalar, Ordinal, HostExecSpace> to_ellr(const HostCsrMatrix<Scalar, Ordinal, Offset>& A) {
   EllRMatrix<Scalar, Ordinal, HostExecSpace> E;
   static_cast<EllMatrix<Scalar, Ordinal, HostExecSpace>&>(E) = to_ell(A);
-  E.row_length = decltype(E.row_length)(Kokkos::view_alloc("ellr::row_length", Kokkos::WithoutInitializing), A.num_rows);
-  Kokkos::parallel_for(
-      "cispmv::to_ellr", Kokkos::RangePolicy<HostExecSpace>(0, A.num_rows),
-      [&](const Ordinal r) { E.row_length(r) = static_cast<Ordinal>(A.row_ptr(r + 1) - A.row_ptr(r)); });
+  E.row_length =
+      decltype(E.row_length)(Kokkos::view_alloc("ellr::row_length", Kokkos::WithoutInitializing), A.num_rows);
+  Kokkos::parallel_for("cispmv::to_ellr", Kokkos::RangePolicy<HostExecSpace>(0, A.num_rows), [&](const Ordinal r) {
+    E.row_length(r) = static_cast<Ordinal>(A.row_ptr(r + 1) - A.row_ptr(r));
+  });
   return E;
 }
 
@@ -121,9 +121,9 @@ HostCsrMatrix<Scalar, Ordinal, Offset> to_csr(const EllMatrix<Scalar, Ordinal, H
     while (k < E.width && E.col_idx(r, k) != -1) ++k;
     return k;
   };
-  return impl::csr_from_rows<HostCsrMatrix<Scalar, Ordinal, Offset>>("csr", E.num_rows, E.num_cols, length, [&](Ordinal r, Offset j) {
-    return std::make_pair(E.col_idx(r, j), E.values(r, j));
-  });
+  return impl::csr_from_rows<HostCsrMatrix<Scalar, Ordinal, Offset>>(
+      "csr", E.num_rows, E.num_cols, length,
+      [&](Ordinal r, Offset j) { return std::make_pair(E.col_idx(r, j), E.values(r, j)); });
 }
 
 /// Host CSR from ELLPACK-R.

@@ -4,11 +4,11 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "cispmv/boundary.hpp"
 #include "cispmv/formats/csr.hpp"
 #include "cispmv/impl/convert_helpers.hpp"
 #include "cispmv/impl/format_types.hpp"
 #include "cispmv/memory_model.hpp"
-#include "cispmv/boundary.hpp"
 
 #include <cstddef>
 #include <type_traits>
@@ -41,8 +41,8 @@ namespace cispmv {
 /// (the reference region of a CI matrix is narrow: BOUNDARY columns well under 65,535), so a
 /// reference nonzero costs 10 bytes instead of 12 in double precision. Padding is then 0xFFFF
 /// (ReferenceIndex(-1)), and to_hybrid refuses matrices whose reference-region columns do not fit.
-template <class Scalar, class Ordinal = int, class Offset = std::size_t,
-          class Device = Kokkos::DefaultExecutionSpace, class ReferenceIndex = Ordinal>
+template <class Scalar, class Ordinal = int, class Offset = std::size_t, class Device = Kokkos::DefaultExecutionSpace,
+          class ReferenceIndex = Ordinal>
 struct HybridMatrix : impl::FormatTypes<Scalar, Ordinal, Offset, Device> {
   static_assert(std::is_integral_v<ReferenceIndex> && sizeof(ReferenceIndex) <= sizeof(Ordinal),
                 "cispmv::HybridMatrix: ReferenceIndex must be an integer type no wider than Ordinal");
@@ -63,14 +63,14 @@ struct HybridMatrix : impl::FormatTypes<Scalar, Ordinal, Offset, Device> {
 
   Ordinal num_rows = 0;
   Ordinal num_cols = 0;
-  Ordinal boundary = 0;     ///< BOUNDARY: reference-region slots per row
-  Ordinal reference_x_extent = 0;    ///< 1 + the largest reference-region column: the part of x that region reads
-  std::size_t reference_nnz = 0;  ///< nonzeros in the reference region (Table 3, "Ref. Non-Zeros")
+  Ordinal boundary = 0;            ///< BOUNDARY: reference-region slots per row
+  Ordinal reference_x_extent = 0;  ///< 1 + the largest reference-region column: the part of x that region reads
+  std::size_t reference_nnz = 0;   ///< nonzeros in the reference region (Table 3, "Ref. Non-Zeros")
 
   // reference region (ELLPACK)
-  reference_values_type reference_values;      ///< NonZerosEntries(num_rows, boundary), row-major
-  reference_index_type reference_col_idx;      ///< ELLPACK_Column(num_rows, boundary), padding_index in padding
-  row_length_type reference_row_length;  ///< min(row length, boundary)
+  reference_values_type reference_values;  ///< NonZerosEntries(num_rows, boundary), row-major
+  reference_index_type reference_col_idx;  ///< ELLPACK_Column(num_rows, boundary), padding_index in padding
+  row_length_type reference_row_length;    ///< min(row length, boundary)
   // expansion region (CSR)
   row_map_type expansion_row_ptr;  ///< num_rows + 1 offsets (StartArr / EndArr)
   index_type expansion_col_idx;    ///< CSR_Column
@@ -118,15 +118,17 @@ template <class ReferenceIndex = void, class Scalar, class Ordinal, class Offset
 auto to_hybrid(const HostCsrMatrix<Scalar, Ordinal, Offset>& A, Ordinal boundary) {
   using ReferenceIndexType = std::conditional_t<std::is_void_v<ReferenceIndex>, Ordinal, ReferenceIndex>;
   if (boundary < 0 || boundary > A.num_cols) {
-    throw std::invalid_argument("cispmv::to_hybrid: BOUNDARY = " + std::to_string(boundary) +
-                                " is outside [0, " + std::to_string(A.num_cols) + "] (the number of columns)");
+    throw std::invalid_argument("cispmv::to_hybrid: BOUNDARY = " + std::to_string(boundary) + " is outside [0, " +
+                                std::to_string(A.num_cols) + "] (the number of columns)");
   }
   HybridMatrix<Scalar, Ordinal, Offset, HostExecSpace, ReferenceIndexType> H;
   H.num_rows = A.num_rows;
   H.num_cols = A.num_cols;
   H.boundary = boundary;
-  H.reference_row_length = decltype(H.reference_row_length)(Kokkos::view_alloc("hybrid::reference_row_length", Kokkos::WithoutInitializing), A.num_rows);
-  H.expansion_row_ptr = decltype(H.expansion_row_ptr)("hybrid::expansion_row_ptr", static_cast<std::size_t>(A.num_rows) + 1);
+  H.reference_row_length = decltype(H.reference_row_length)(
+      Kokkos::view_alloc("hybrid::reference_row_length", Kokkos::WithoutInitializing), A.num_rows);
+  H.expansion_row_ptr =
+      decltype(H.expansion_row_ptr)("hybrid::expansion_row_ptr", static_cast<std::size_t>(A.num_rows) + 1);
   std::size_t reference_nnz = 0;
   Kokkos::parallel_reduce(
       "cispmv::to_hybrid::count", Kokkos::RangePolicy<HostExecSpace>(0, A.num_rows),
@@ -152,38 +154,43 @@ auto to_hybrid(const HostCsrMatrix<Scalar, Ordinal, Offset>& A, Ordinal boundary
   for (Ordinal r = 0; r < A.num_rows; ++r) H.expansion_row_ptr(r + 1) += H.expansion_row_ptr(r);
   const Offset expansion_nnz = H.expansion_row_ptr(A.num_rows);
   H.reference_values = decltype(H.reference_values)("hybrid::reference_values", A.num_rows, boundary);
-  H.reference_col_idx = decltype(H.reference_col_idx)(Kokkos::view_alloc("hybrid::reference_col_idx", Kokkos::WithoutInitializing), A.num_rows, boundary);
+  H.reference_col_idx = decltype(H.reference_col_idx)(
+      Kokkos::view_alloc("hybrid::reference_col_idx", Kokkos::WithoutInitializing), A.num_rows, boundary);
   Kokkos::deep_copy(H.reference_col_idx, H.padding_index);
   if constexpr (!std::is_same_v<ReferenceIndexType, Ordinal>) {
     // every reference-region column must fit ReferenceIndex and differ from the padding marker
     Ordinal widest = -1, widest_row = -1;
     for (Ordinal r = 0; r < A.num_rows; ++r) {
-      const Offset end = A.row_ptr(r) + std::min<Offset>(A.row_ptr(r + 1) - A.row_ptr(r), static_cast<Offset>(boundary));
+      const Offset end =
+          A.row_ptr(r) + std::min<Offset>(A.row_ptr(r + 1) - A.row_ptr(r), static_cast<Offset>(boundary));
       for (Offset j = A.row_ptr(r); j < end; ++j) {
         if (A.col_idx(j) > widest) widest = A.col_idx(j), widest_row = r;
       }
     }
     if (widest >= static_cast<Ordinal>(H.padding_index)) {
       throw std::invalid_argument("cispmv::to_hybrid: reference-region column " + std::to_string(widest) + " (row " +
-                                  std::to_string(widest_row) + ") does not fit " + std::to_string(8 * sizeof(ReferenceIndexType)) +
-                                  "-bit indices (at most " + std::to_string(H.padding_index - 1) +
+                                  std::to_string(widest_row) + ") does not fit " +
+                                  std::to_string(8 * sizeof(ReferenceIndexType)) + "-bit indices (at most " +
+                                  std::to_string(H.padding_index - 1) +
                                   "); use the default index type or a smaller BOUNDARY");
     }
   }
-  H.expansion_col_idx = decltype(H.expansion_col_idx)(Kokkos::view_alloc("hybrid::expansion_col_idx", Kokkos::WithoutInitializing), expansion_nnz);
-  H.expansion_values = decltype(H.expansion_values)(Kokkos::view_alloc("hybrid::expansion_values", Kokkos::WithoutInitializing), expansion_nnz);
-  Kokkos::parallel_for(
-      "cispmv::to_hybrid::fill", Kokkos::RangePolicy<HostExecSpace>(0, A.num_rows), [&](const Ordinal r) {
-        Offset j = A.row_ptr(r);
-        for (Ordinal k = 0; k < H.reference_row_length(r); ++k, ++j) {
-          H.reference_values(r, k) = A.values(j);
-          H.reference_col_idx(r, k) = static_cast<ReferenceIndexType>(A.col_idx(j));
-        }
-        for (Offset e = H.expansion_row_ptr(r); j < A.row_ptr(r + 1); ++j, ++e) {
-          H.expansion_values(e) = A.values(j);
-          H.expansion_col_idx(e) = A.col_idx(j);
-        }
-      });
+  H.expansion_col_idx = decltype(H.expansion_col_idx)(
+      Kokkos::view_alloc("hybrid::expansion_col_idx", Kokkos::WithoutInitializing), expansion_nnz);
+  H.expansion_values = decltype(H.expansion_values)(
+      Kokkos::view_alloc("hybrid::expansion_values", Kokkos::WithoutInitializing), expansion_nnz);
+  Kokkos::parallel_for("cispmv::to_hybrid::fill", Kokkos::RangePolicy<HostExecSpace>(0, A.num_rows),
+                       [&](const Ordinal r) {
+                         Offset j = A.row_ptr(r);
+                         for (Ordinal k = 0; k < H.reference_row_length(r); ++k, ++j) {
+                           H.reference_values(r, k) = A.values(j);
+                           H.reference_col_idx(r, k) = static_cast<ReferenceIndexType>(A.col_idx(j));
+                         }
+                         for (Offset e = H.expansion_row_ptr(r); j < A.row_ptr(r + 1); ++j, ++e) {
+                           H.expansion_values(e) = A.values(j);
+                           H.expansion_col_idx(e) = A.col_idx(j);
+                         }
+                       });
   return H;
 }
 
@@ -196,13 +203,17 @@ auto to_hybrid(const HostCsrMatrix<Scalar, Ordinal, Offset>& A) {
 /// Host CSR from the hybrid format: each row is its reference-region entries followed by its
 /// expansion-region entries, i.e. the original row.
 template <class Scalar, class Ordinal, class Offset, class ReferenceIndex>
-HostCsrMatrix<Scalar, Ordinal, Offset> to_csr(const HybridMatrix<Scalar, Ordinal, Offset, HostExecSpace, ReferenceIndex>& H) {
+HostCsrMatrix<Scalar, Ordinal, Offset> to_csr(
+    const HybridMatrix<Scalar, Ordinal, Offset, HostExecSpace, ReferenceIndex>& H) {
   return impl::csr_from_rows<HostCsrMatrix<Scalar, Ordinal, Offset>>(
       "csr", H.num_rows, H.num_cols,
-      [&](Ordinal r) { return static_cast<Offset>(H.reference_row_length(r)) + (H.expansion_row_ptr(r + 1) - H.expansion_row_ptr(r)); },
+      [&](Ordinal r) {
+        return static_cast<Offset>(H.reference_row_length(r)) + (H.expansion_row_ptr(r + 1) - H.expansion_row_ptr(r));
+      },
       [&](Ordinal r, Offset j) {
         const Offset in_ref = static_cast<Offset>(H.reference_row_length(r));
-        if (j < in_ref) return std::make_pair(static_cast<Ordinal>(H.reference_col_idx(r, j)), H.reference_values(r, j));
+        if (j < in_ref)
+          return std::make_pair(static_cast<Ordinal>(H.reference_col_idx(r, j)), H.reference_values(r, j));
         const Offset e = H.expansion_row_ptr(r) + (j - in_ref);
         return std::make_pair(H.expansion_col_idx(e), H.expansion_values(e));
       });

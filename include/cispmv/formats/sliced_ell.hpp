@@ -22,8 +22,7 @@ namespace cispmv {
 /// local row i is at `slice_ptr(s) + k*H + i`, so the threads of a warp (consecutive rows) read
 /// consecutive addresses. Padded slots, including the rows past num_rows in the last slice, hold
 /// column -1 and value 0. The default slice height is a multiple of the warp size (32).
-template <class Scalar, class Ordinal = int, class Offset = std::size_t,
-          class Device = Kokkos::DefaultExecutionSpace>
+template <class Scalar, class Ordinal = int, class Offset = std::size_t, class Device = Kokkos::DefaultExecutionSpace>
 struct SlicedEllMatrix : impl::FormatTypes<Scalar, Ordinal, Offset, Device> {
   using typename impl::FormatTypes<Scalar, Ordinal, Offset, Device>::device_type;
   using slice_ptr_type = Kokkos::View<Offset*, device_type>;
@@ -38,10 +37,10 @@ struct SlicedEllMatrix : impl::FormatTypes<Scalar, Ordinal, Offset, Device> {
   Ordinal num_rows = 0;
   Ordinal num_cols = 0;
   Ordinal slice_height = default_slice_height;
-  std::size_t num_nonzeros = 0;      ///< entries that are not padding
-  slice_ptr_type slice_ptr;  ///< num_slices + 1 offsets into values / col_idx
-  values_type values;        ///< slices one after another, column-major inside a slice
-  index_type col_idx;        ///< same layout, -1 in padding
+  std::size_t num_nonzeros = 0;  ///< entries that are not padding
+  slice_ptr_type slice_ptr;      ///< num_slices + 1 offsets into values / col_idx
+  values_type values;            ///< slices one after another, column-major inside a slice
+  index_type col_idx;            ///< same layout, -1 in padding
 
   KOKKOS_INLINE_FUNCTION Ordinal num_slices() const { return static_cast<Ordinal>(slice_ptr.extent(0)) - 1; }
   KOKKOS_INLINE_FUNCTION std::size_t nnz() const { return num_nonzeros; }
@@ -63,8 +62,7 @@ struct SlicedEllMatrix : impl::FormatTypes<Scalar, Ordinal, Offset, Device> {
 
 /// Sliced ELLPACK-R matrix (paper, section 3.5): Sliced ELLPACK plus `row_length(r)`
 /// (NonZerosCount) so the kernel runs exactly row_length(r) iterations (Algorithm 5).
-template <class Scalar, class Ordinal = int, class Offset = std::size_t,
-          class Device = Kokkos::DefaultExecutionSpace>
+template <class Scalar, class Ordinal = int, class Offset = std::size_t, class Device = Kokkos::DefaultExecutionSpace>
 struct SlicedEllRMatrix : SlicedEllMatrix<Scalar, Ordinal, Offset, Device> {
   using typename SlicedEllMatrix<Scalar, Ordinal, Offset, Device>::device_type;
   using row_length_type = Kokkos::View<Ordinal*, device_type>;
@@ -88,8 +86,8 @@ struct SlicedEllRMatrix : SlicedEllMatrix<Scalar, Ordinal, Offset, Device> {
 // ------------------------------------------------------------------------------ conversions
 /// Sliced ELLPACK from host CSR; slice_height > 0 (default: 32, a warp).
 template <class Scalar, class Ordinal, class Offset>
-SlicedEllMatrix<Scalar, Ordinal, Offset, HostExecSpace> to_sliced_ell(
-    const HostCsrMatrix<Scalar, Ordinal, Offset>& A, Ordinal slice_height = 32) {
+SlicedEllMatrix<Scalar, Ordinal, Offset, HostExecSpace> to_sliced_ell(const HostCsrMatrix<Scalar, Ordinal, Offset>& A,
+                                                                      Ordinal slice_height = 32) {
   if (slice_height <= 0) {
     throw std::invalid_argument("cispmv::to_sliced_ell: slice_height must be positive, got " +
                                 std::to_string(slice_height));
@@ -99,19 +97,21 @@ SlicedEllMatrix<Scalar, Ordinal, Offset, HostExecSpace> to_sliced_ell(
   S.num_cols = A.num_cols;
   S.slice_height = slice_height;
   S.num_nonzeros = A.nnz();
-  const Ordinal num_slices = static_cast<Ordinal>((static_cast<long long>(A.num_rows) + slice_height - 1) / slice_height);
+  const Ordinal num_slices =
+      static_cast<Ordinal>((static_cast<long long>(A.num_rows) + slice_height - 1) / slice_height);
   std::vector<std::size_t> slice_size(num_slices);
-  Kokkos::parallel_for(
-      "cispmv::to_sliced_ell::widths", Kokkos::RangePolicy<HostExecSpace>(0, num_slices), [&](const Ordinal s) {
-        Ordinal width = 0;
-        const Ordinal end = std::min<Ordinal>(A.num_rows, (s + 1) * slice_height);
-        for (Ordinal r = s * slice_height; r < end; ++r) {
-          width = std::max(width, static_cast<Ordinal>(A.row_ptr(r + 1) - A.row_ptr(r)));
-        }
-        slice_size[s] = static_cast<std::size_t>(width) * static_cast<std::size_t>(slice_height);
-      });
+  Kokkos::parallel_for("cispmv::to_sliced_ell::widths", Kokkos::RangePolicy<HostExecSpace>(0, num_slices),
+                       [&](const Ordinal s) {
+                         Ordinal width = 0;
+                         const Ordinal end = std::min<Ordinal>(A.num_rows, (s + 1) * slice_height);
+                         for (Ordinal r = s * slice_height; r < end; ++r) {
+                           width = std::max(width, static_cast<Ordinal>(A.row_ptr(r + 1) - A.row_ptr(r)));
+                         }
+                         slice_size[s] = static_cast<std::size_t>(width) * static_cast<std::size_t>(slice_height);
+                       });
   const std::size_t total = impl::exclusive_scan_in_place(slice_size);
-  S.slice_ptr = decltype(S.slice_ptr)(Kokkos::view_alloc("sell::slice_ptr", Kokkos::WithoutInitializing), num_slices + 1);
+  S.slice_ptr =
+      decltype(S.slice_ptr)(Kokkos::view_alloc("sell::slice_ptr", Kokkos::WithoutInitializing), num_slices + 1);
   for (Ordinal s = 0; s < num_slices; ++s) S.slice_ptr(s) = impl::checked_size<Offset>(slice_size[s], "slice offset");
   S.slice_ptr(num_slices) = impl::checked_size<Offset>(total, "Sliced ELLPACK size");
   S.values = decltype(S.values)("sell::values", total);
@@ -131,8 +131,8 @@ SlicedEllMatrix<Scalar, Ordinal, Offset, HostExecSpace> to_sliced_ell(
 
 /// Sliced ELLPACK-R (Sliced ELLPACK + row lengths) from host CSR.
 template <class Scalar, class Ordinal, class Offset>
-SlicedEllRMatrix<Scalar, Ordinal, Offset, HostExecSpace> to_sliced_ellr(
-    const HostCsrMatrix<Scalar, Ordinal, Offset>& A, Ordinal slice_height = 32) {
+SlicedEllRMatrix<Scalar, Ordinal, Offset, HostExecSpace> to_sliced_ellr(const HostCsrMatrix<Scalar, Ordinal, Offset>& A,
+                                                                        Ordinal slice_height = 32) {
   SlicedEllRMatrix<Scalar, Ordinal, Offset, HostExecSpace> S;
   static_cast<SlicedEllMatrix<Scalar, Ordinal, Offset, HostExecSpace>&>(S) = to_sliced_ell(A, slice_height);
   S.row_length =
@@ -157,10 +157,11 @@ HostCsrMatrix<Scalar, Ordinal, Offset> to_csr(const SlicedEllMatrix<Scalar, Ordi
     for (Offset idx = first(r); idx < end && S.col_idx(idx) != -1; idx += h) ++k;
     return k;
   };
-  return impl::csr_from_rows<HostCsrMatrix<Scalar, Ordinal, Offset>>("csr", S.num_rows, S.num_cols, length, [&](Ordinal r, Offset j) {
-    const Offset idx = first(r) + j * h;
-    return std::make_pair(S.col_idx(idx), S.values(idx));
-  });
+  return impl::csr_from_rows<HostCsrMatrix<Scalar, Ordinal, Offset>>(
+      "csr", S.num_rows, S.num_cols, length, [&](Ordinal r, Offset j) {
+        const Offset idx = first(r) + j * h;
+        return std::make_pair(S.col_idx(idx), S.values(idx));
+      });
 }
 
 /// Host CSR from Sliced ELLPACK-R.

@@ -29,35 +29,35 @@ namespace cispmv::solvers {
 /// `residual_tolerance`. The eigenvalue error is then about residual^2 / gap, so the default 1e-6
 /// gives energies to ~1e-11 Eh for gaps of 0.1 Eh; 1e-5 suffices for 1e-8 Eh.
 struct DavidsonOptions {
-  int num_roots = 1;                  ///< lowest eigenvalues wanted
-  double residual_tolerance = 1e-6;   ///< on the 2-norm of every root's residual
-  int max_iterations = 200;           ///< subspace expansions (each one product per unconverged root)
-  int max_subspace = 0;               ///< basis size that triggers a restart; 0: max(24, 8 * num_roots)
-  int restart_size = 0;               ///< Ritz vectors kept at a restart; 0: 2 * num_roots
+  int num_roots = 1;                 ///< lowest eigenvalues wanted
+  double residual_tolerance = 1e-6;  ///< on the 2-norm of every root's residual
+  int max_iterations = 200;          ///< subspace expansions (each one product per unconverged root)
+  int max_subspace = 0;              ///< basis size that triggers a restart; 0: max(24, 8 * num_roots)
+  int restart_size = 0;              ///< Ritz vectors kept at a restart; 0: 2 * num_roots
   /// Start vectors: unit vectors on this many smallest diagonal entries (0: num_roots; at least
   /// num_roots, at most max_subspace). More of them guard against missing a root whose eigenvector
   /// is (nearly) orthogonal to the first guesses, e.g. in a block the guesses do not couple to.
   int num_guesses = 0;
-  double denominator_guard = 1e-4;    ///< |theta - D_i| is raised to at least this in (D - theta)^-1
-  double linear_dependence = 1e-10;   ///< a correction whose norm drops below this (relative) is discarded
-  SpmvOptions spmv = {};              ///< the plan's options when davidson() is given a matrix
+  double denominator_guard = 1e-4;   ///< |theta - D_i| is raised to at least this in (D - theta)^-1
+  double linear_dependence = 1e-10;  ///< a correction whose norm drops below this (relative) is discarded
+  SpmvOptions spmv = {};             ///< the plan's options when davidson() is given a matrix
 };
 
 /// Result of davidson(): eigenpairs, convergence and the time split.
 template <class MemorySpace>
 struct DavidsonResult {
-  std::vector<double> eigenvalues;     ///< num_roots lowest Ritz values, ascending
-  std::vector<double> residual_norms;  ///< final ||A x - theta x|| per root
+  std::vector<double> eigenvalues;           ///< num_roots lowest Ritz values, ascending
+  std::vector<double> residual_norms;        ///< final ||A x - theta x|| per root
   std::vector<double> max_residual_history;  ///< largest residual of the wanted roots, per iteration
   /// num_rows x num_roots Ritz vectors (orthonormal columns), in the operator's memory space.
   Kokkos::View<double**, Kokkos::LayoutLeft, MemorySpace> eigenvectors;
   bool converged = false;
   int iterations = 0;  ///< subspace expansions done
   int restarts = 0;
-  int num_spmv = 0;              ///< products with the operator
-  int subspace_size = 0;         ///< basis size at the end
-  double total_seconds = 0.0;    ///< the whole solve, fenced
-  double spmv_seconds = 0.0;     ///< inside the operator's apply, fenced before and after each call
+  int num_spmv = 0;            ///< products with the operator
+  int subspace_size = 0;       ///< basis size at the end
+  double total_seconds = 0.0;  ///< the whole solve, fenced
+  double spmv_seconds = 0.0;   ///< inside the operator's apply, fenced before and after each call
   double spmv_share() const { return total_seconds > 0 ? spmv_seconds / total_seconds : 0.0; }
 };
 
@@ -160,6 +160,28 @@ void combine(const Exec& exec, const Basis& P, const Basis& Q, const Small& Y, c
       });
 }
 
+/// V(:, c) = e_{rows(c)} for c < count: unit start vectors.
+template <class Exec, class Basis, class Rows>
+void unit_columns(const Exec& exec, const Basis& V, const Rows& rows, int count) {
+  Kokkos::parallel_for(
+      "cispmv::davidson::guess", Kokkos::RangePolicy<Exec>(exec, 0, V.extent(0)), KOKKOS_LAMBDA(const std::size_t i) {
+        for (int c = 0; c < count; ++c) V(i, c) = i == rows(c) ? 1.0 : 0.0;
+      });
+}
+
+/// t = (D - theta)^-1 r, with |D_i - theta| raised to at least `guard`: Davidson's correction.
+template <class Exec, class Diag, class R, class T>
+void precondition(const Exec& exec, const Diag& diagonal, const double theta, const double guard, const R& r,
+                  const T& t) {
+  Kokkos::parallel_for(
+      "cispmv::davidson::precondition", Kokkos::RangePolicy<Exec>(exec, 0, t.extent(0)),
+      KOKKOS_LAMBDA(const std::size_t i) {
+        double den = diagonal(i) - theta;
+        if (den < guard && den > -guard) den = den < 0 ? -guard : guard;
+        t(i) = r(i) / den;
+      });
+}
+
 /// The state of one Davidson solve (see davidson()): the basis V, its products AV = A V, the
 /// projected matrix G = V^T A V on the host, and the Ritz coefficients Y.
 template <class Exec, class Operator>
@@ -173,7 +195,8 @@ class Davidson {
   Davidson(const Exec& exec, const Operator& op, const DavidsonOptions& opts)
       : exec_(exec), op_(op), opts_(opts), n_(static_cast<std::size_t>(op.num_rows())), k_(opts.num_roots) {
     check_arguments();
-    const std::size_t wanted = static_cast<std::size_t>(opts.max_subspace > 0 ? opts.max_subspace : std::max(24, 8 * k_));
+    const std::size_t wanted =
+        static_cast<std::size_t>(opts.max_subspace > 0 ? opts.max_subspace : std::max(24, 8 * k_));
     max_sub_ = static_cast<int>(std::min(n_, wanted));
     keep_ = std::min(max_sub_ - k_, std::max(k_, opts.restart_size > 0 ? opts.restart_size : 2 * k_));
     // A restart keeps at least the wanted roots and leaves room for one correction per root, unless
@@ -238,8 +261,8 @@ class Davidson {
     const int ncols = std::max(k_, keep_);
     V_ = Basis(alloc("cispmv::davidson::V"), n_, max_sub_);
     AV_ = Basis(alloc("cispmv::davidson::AV"), n_, max_sub_);
-    R_ = Basis(alloc("cispmv::davidson::R"), n_, ncols);  // residuals
-    W_ = Basis(alloc("cispmv::davidson::W"), n_, ncols);  // scratch of the restart
+    R_ = Basis(alloc("cispmv::davidson::R"), n_, ncols);        // residuals
+    W_ = Basis(alloc("cispmv::davidson::W"), n_, ncols);        // scratch of the restart
     Y_ = Basis(alloc("cispmv::davidson::Y"), max_sub_, ncols);  // Ritz coefficients, copied from the host
     theta_ = Vec(alloc("cispmv::davidson::theta"), ncols);
     Y_host_ = Kokkos::create_mirror_view(Y_);
@@ -274,11 +297,7 @@ class Davidson {
     auto rows_host = Kokkos::create_mirror_view(rows);
     for (int c = 0; c < guesses; ++c) rows_host(c) = order[c];
     Kokkos::deep_copy(exec_, rows, rows_host);
-    const Basis V = V_;
-    Kokkos::parallel_for(
-        "cispmv::davidson::guess", Kokkos::RangePolicy<Exec>(exec_, 0, n_), KOKKOS_LAMBDA(const std::size_t i) {
-          for (int c = 0; c < guesses; ++c) V(i, c) = i == rows(c) ? 1.0 : 0.0;
-        });
+    unit_columns(exec_, V_, rows, guesses);
     exec_.fence();
     return guesses;
   }
@@ -354,7 +373,8 @@ class Davidson {
   void restart(const SymmetricEigen& eig, int nvec) {
     const auto first_nvec = Kokkos::make_pair(0, nvec);
     combine(exec_, V_, V_, Y_, theta_, m_, nvec, W_, false);
-    Kokkos::deep_copy(exec_, Kokkos::subview(V_, Kokkos::ALL(), first_nvec), Kokkos::subview(W_, Kokkos::ALL(), first_nvec));
+    Kokkos::deep_copy(exec_, Kokkos::subview(V_, Kokkos::ALL(), first_nvec),
+                      Kokkos::subview(W_, Kokkos::ALL(), first_nvec));
     combine(exec_, AV_, AV_, Y_, theta_, m_, nvec, W_, false);
     Kokkos::deep_copy(exec_, Kokkos::subview(AV_, Kokkos::ALL(), first_nvec),
                       Kokkos::subview(W_, Kokkos::ALL(), first_nvec));
@@ -377,15 +397,7 @@ class Davidson {
       if (m_ == max_sub_) break;  // only when max_sub == n < 2 * num_roots: no room for more
       auto t = column(V_, m_);
       auto r = column(R_, c);
-      const double th = eig.values[c];
-      const double guard = opts_.denominator_guard;
-      Kokkos::parallel_for(
-          "cispmv::davidson::precondition", Kokkos::RangePolicy<Exec>(exec_, 0, n_),
-          KOKKOS_LAMBDA(const std::size_t i) {
-            double den = diagonal(i) - th;
-            if (den < guard && den > -guard) den = den < 0 ? -guard : guard;
-            t(i) = r(i) / den;
-          });
+      precondition(exec_, diagonal, eig.values[c], opts_.denominator_guard, r, t);
       if (orthonormalise(m_)) ++m_;
     }
   }

@@ -10,7 +10,6 @@
 
 #include <Kokkos_Core.hpp>
 
-
 namespace cispmv::impl {
 
 /// How y is updated: compile-time, so the kernels carry no branch on beta (beta == 0 never reads

@@ -26,7 +26,8 @@ struct SpmvFunctor<Exec, HybridMatrix<S, O, Off, D, R>, XView, YView, Beta, Unro
   KOKKOS_INLINE_FUNCTION void operator()(const O row) const {
     S sum = 0;
     const O reference_end = this->A.reference_row_length(row);
-    for (O k = 0; k < reference_end; ++k) sum += this->A.reference_values(row, k) * this->x(this->A.reference_col_idx(row, k));
+    for (O k = 0; k < reference_end; ++k)
+      sum += this->A.reference_values(row, k) * this->x(this->A.reference_col_idx(row, k));
     const Off expansion_end = this->A.expansion_row_ptr(row + 1);
     for (Off k = this->A.expansion_row_ptr(row); k < expansion_end; ++k) {
       sum += this->A.expansion_values(k) * this->x(this->A.expansion_col_idx(k));
@@ -35,8 +36,7 @@ struct SpmvFunctor<Exec, HybridMatrix<S, O, Off, D, R>, XView, YView, Beta, Unro
   }
 
   static constexpr bool can_stage_x = true;
-  using scratch_view =
-      Kokkos::View<S*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using scratch_view = Kokkos::View<S*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   /// Copy x(0 .. reference_x_extent-1) into team scratch first (see SpmvOptions::stage_reference_x): the
   /// reference region of a CI matrix spans few columns, so every team reads them from shared memory.
   bool stage_x = false;
@@ -49,7 +49,8 @@ struct SpmvFunctor<Exec, HybridMatrix<S, O, Off, D, R>, XView, YView, Beta, Unro
   KOKKOS_INLINE_FUNCTION void operator()(const typename Base::team_member& team) const {
     if (stage_x) {
       const scratch_view xs(team.team_scratch(0), this->A.reference_x_extent);
-      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, this->A.reference_x_extent), [&](const O i) { xs(i) = this->x(i); });
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, this->A.reference_x_extent),
+                           [&](const O i) { xs(i) = this->x(i); });
       team.team_barrier();
       team_rows(team, xs);
     } else {
@@ -66,11 +67,13 @@ struct SpmvFunctor<Exec, HybridMatrix<S, O, Off, D, R>, XView, YView, Beta, Unro
           Kokkos::ThreadVectorRange(team, this->vector_length),
           [&](const int lane, S& lsum) {
             lsum += strided_row_sum<Unroll>(O(0), reference_end, lane, this->vector_length, [&](const O k) {
-              return load_once(this->A.reference_values(row, k)) * reference_x(load_once(this->A.reference_col_idx(row, k)));
+              return load_once(this->A.reference_values(row, k)) *
+                     reference_x(load_once(this->A.reference_col_idx(row, k)));
             });
-            lsum += strided_row_sum<Unroll>(expansion_begin, expansion_end, lane, this->vector_length, [&](const Off k) {
-              return load_once(this->A.expansion_values(k)) * this->x(load_once(this->A.expansion_col_idx(k)));
-            });
+            lsum +=
+                strided_row_sum<Unroll>(expansion_begin, expansion_end, lane, this->vector_length, [&](const Off k) {
+                  return load_once(this->A.expansion_values(k)) * this->x(load_once(this->A.expansion_col_idx(k)));
+                });
           },
           sum);
     });

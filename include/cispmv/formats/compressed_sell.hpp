@@ -1,0 +1,353 @@
+#pragma once
+/// \file formats/compressed_sell.hpp
+/// Compressed Sliced ELLPACK ("csell"): cispmv's own format for CI matrices. Sliced ELLPACK's
+/// coalesced layout with 16-bit column deltas and 16-bit indices into a per-matrix table of values,
+/// 4 bytes per stored nonzero instead of 12, lossless. Its kernel: impl/kernels/compressed_sell.hpp.
+
+#include <Kokkos_Core.hpp>
+
+#include "cispmv/formats/csr.hpp"
+#include "cispmv/impl/convert_helpers.hpp"
+#include "cispmv/impl/format_types.hpp"
+#include "cispmv/impl/hash.hpp"
+#include "cispmv/memory_model.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace cispmv {
+
+/// Compressed Sliced ELLPACK matrix: A = C + R, where C holds nearly every entry in 4 bytes and the
+/// rest R (entries C cannot encode) is a small CSR.
+///
+/// Why. A CI Hamiltonian's off-diagonal elements are signed two-electron integrals or small sums of
+/// them: a few thousand distinct values cover ~95 % of the entries (H2O/6-31G frozen core: the 4,096
+/// most frequent cover 94.8 %, 65,536 cover 95.8 %), and the gaps between consecutive columns of a
+/// row are small (all < 65,536, 90 % < 256). SpMV is memory-bound, so bytes per nonzero are time.
+///
+/// Layout of C (Sliced ELLPACK, paper section 3.4, with compressed entries).
+/// - Rows are cut into slices of `slice_height` consecutive rows (32: a warp, one row per lane).
+///   Slice s occupies `[slice_ptr(s), slice_ptr(s+1))` of `col_delta` and `value_index`; entry k of
+///   local row i is at `slice_ptr(s) + k*slice_height + i`, so the lanes of a warp read consecutive
+///   16-bit words. Slots past a row's `row_length(r)` are padding (delta 0, index 0) and are never read.
+/// - Columns: row r's k-th stored entry has column `first_col(r) + col_delta(e_0) + ... + col_delta(e_k)`;
+///   the first entry's delta is 0. A delta is the gap to the previous entry *of C* in the row, < 65,536.
+/// - Values: `value_table(value_index(e))`. The table holds the most frequent values of the matrix, at
+///   most 65,536 of them, bit-exact (0.0 and -0.0 are different entries; NaN payloads are kept).
+/// - R: `rest_row_ptr` / `rest_col_idx` / `rest_values`, CSR of every entry whose value is not in the
+///   table or whose gap to the previous entry of C in its row exceeds 65,535.
+/// The product is exact up to summation order: each row adds its C entries in column order, then
+/// its R entries.
+template <class Scalar, class Ordinal = int, class Offset = std::size_t, class Device = Kokkos::DefaultExecutionSpace>
+struct CompressedSellMatrix : impl::FormatTypes<Scalar, Ordinal, Offset, Device> {
+  using typename impl::FormatTypes<Scalar, Ordinal, Offset, Device>::device_type;
+  using compact_type = std::uint16_t;
+  using compact_view = Kokkos::View<compact_type*, device_type>;
+  using slice_ptr_type = Kokkos::View<Offset*, device_type>;
+  using ordinal_view = Kokkos::View<Ordinal*, device_type>;
+  using values_type = Kokkos::View<Scalar*, device_type>;
+  template <class OtherDevice>
+  using rebind_device = CompressedSellMatrix<Scalar, Ordinal, Offset, OtherDevice>;
+
+  static constexpr const char* format_name = "csell";
+  static constexpr Ordinal default_slice_height = 32;
+  /// Largest column gap a 16-bit delta holds.
+  static constexpr std::int64_t max_delta = 65535;
+  /// Most values the 16-bit index addresses.
+  static constexpr std::size_t max_table_size = 65536;
+
+  Ordinal num_rows = 0;
+  Ordinal num_cols = 0;
+  Ordinal slice_height = default_slice_height;
+  std::size_t num_nonzeros = 0;  ///< entries of C and R, without padding
+  std::size_t compressed_nnz = 0;  ///< entries of C
+  slice_ptr_type slice_ptr;   ///< num_slices + 1 offsets into col_delta / value_index
+  compact_view col_delta;     ///< gap to the previous entry of C in the row (0 for the first, and padding)
+  compact_view value_index;   ///< index into value_table (0 in padding)
+  ordinal_view first_col;     ///< column of each row's first entry of C (0 for a row without any)
+  ordinal_view row_length;    ///< entries of C per row
+  values_type value_table;    ///< the distinct values C refers to, most frequent first
+  slice_ptr_type rest_row_ptr;  ///< R: num_rows + 1 offsets
+  ordinal_view rest_col_idx;    ///< R: columns
+  values_type rest_values;      ///< R: values
+
+  KOKKOS_INLINE_FUNCTION std::size_t nnz() const { return num_nonzeros; }
+  KOKKOS_INLINE_FUNCTION Ordinal num_slices() const { return static_cast<Ordinal>(slice_ptr.extent(0)) - 1; }
+  std::size_t rest_nnz() const { return rest_values.extent(0); }
+
+  /// The same matrix with every View replaced by f(View) (see CsrMatrix::map_views).
+  template <class OtherDevice, class F>
+  rebind_device<OtherDevice> map_views(F&& f) const {
+    rebind_device<OtherDevice> out;
+    out.num_rows = num_rows;
+    out.num_cols = num_cols;
+    out.slice_height = slice_height;
+    out.num_nonzeros = num_nonzeros;
+    out.compressed_nnz = compressed_nnz;
+    out.slice_ptr = f(slice_ptr);
+    out.col_delta = f(col_delta);
+    out.value_index = f(value_index);
+    out.first_col = f(first_col);
+    out.row_length = f(row_length);
+    out.value_table = f(value_table);
+    out.rest_row_ptr = f(rest_row_ptr);
+    out.rest_col_idx = f(rest_col_idx);
+    out.rest_values = f(rest_values);
+    return out;
+  }
+};
+
+namespace impl {
+
+/// The bits of a value, for bit-exact table lookups (0.0 and -0.0, and NaN payloads, stay apart).
+template <class Scalar>
+std::uint64_t value_bits(Scalar v) {
+  using Bits = std::conditional_t<sizeof(Scalar) == 8, std::uint64_t, std::uint32_t>;
+  Bits b;
+  std::memcpy(&b, &v, sizeof(Scalar));
+  return static_cast<std::uint64_t>(b);
+}
+
+/// A read-only open-addressing map from value bits to a table index (power-of-two size, at most half
+/// full): the converter's lookup, safe from many threads.
+class ValueIndexMap {
+ public:
+  explicit ValueIndexMap(const std::vector<std::uint64_t>& keys) {
+    std::size_t size = 16;
+    while (size < 2 * keys.size()) size *= 2;
+    mask_ = size - 1;
+    keys_.assign(size, 0);
+    slots_.assign(size, -1);
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      std::size_t s = splitmix64_mix(keys[i]) & mask_;
+      while (slots_[s] >= 0) s = (s + 1) & mask_;
+      keys_[s] = keys[i];
+      slots_[s] = static_cast<std::int32_t>(i);
+    }
+  }
+  /// The index of `key`, or -1.
+  std::int32_t find(std::uint64_t key) const {
+    std::size_t s = splitmix64_mix(key) & mask_;
+    while (slots_[s] >= 0) {
+      if (keys_[s] == key) return slots_[s];
+      s = (s + 1) & mask_;
+    }
+    return -1;
+  }
+
+ private:
+  std::vector<std::uint64_t> keys_;
+  std::vector<std::int32_t> slots_;
+  std::size_t mask_ = 0;
+};
+
+/// The value table of A: its most frequent values (by bits), at most `max_size`, most frequent first,
+/// ties by bits (deterministic). Frequencies are counted on at most `max_samples` entries spread evenly
+/// over the matrix (all of them for smaller matrices): the table is a choice of what to compress, so a
+/// sample suffices, and the encoding stays exact whatever the table holds.
+template <class Scalar, class Ordinal, class Offset>
+std::vector<Scalar> frequent_values(const HostCsrMatrix<Scalar, Ordinal, Offset>& A, std::size_t max_size,
+                                    std::size_t max_samples = std::size_t(1) << 25) {
+  const std::size_t nnz = A.nnz();
+  const std::size_t stride = std::max<std::size_t>(1, (nnz + max_samples - 1) / std::max<std::size_t>(1, max_samples));
+  std::vector<std::uint64_t> bits;
+  bits.reserve(nnz / stride + 1);
+  for (std::size_t k = 0; k < nnz; k += stride) bits.push_back(value_bits(A.values(k)));
+  std::sort(bits.begin(), bits.end());
+  std::vector<std::pair<std::size_t, std::uint64_t>> counted;  // (count, bits)
+  for (std::size_t i = 0; i < bits.size();) {
+    std::size_t j = i;
+    while (j < bits.size() && bits[j] == bits[i]) ++j;
+    counted.emplace_back(j - i, bits[i]);
+    i = j;
+  }
+  const std::size_t keep = std::min(max_size, counted.size());
+  std::partial_sort(counted.begin(), counted.begin() + static_cast<std::ptrdiff_t>(keep), counted.end(),
+                    [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+  std::vector<Scalar> table(keep);
+  for (std::size_t i = 0; i < keep; ++i) {
+    using Bits = std::conditional_t<sizeof(Scalar) == 8, std::uint64_t, std::uint32_t>;
+    const Bits b = static_cast<Bits>(counted[i].second);
+    std::memcpy(&table[i], &b, sizeof(Scalar));
+  }
+  return table;
+}
+
+}  // namespace impl
+
+// ------------------------------------------------------------------------------ conversions
+/// Compressed Sliced ELLPACK from host CSR (rows sorted by column, as every cispmv reader and
+/// converter produces them; unsorted rows throw std::invalid_argument). O(nnz log(samples)) for the
+/// value table and O(nnz) for the rest, in parallel over rows. `table_size` (1..65536) bounds the value
+/// table; slice_height > 0.
+template <class Scalar, class Ordinal, class Offset>
+CompressedSellMatrix<Scalar, Ordinal, Offset, HostExecSpace> to_compressed_sell(
+    const HostCsrMatrix<Scalar, Ordinal, Offset>& A, Ordinal slice_height = 32, std::size_t table_size = 65536) {
+  using Matrix = CompressedSellMatrix<Scalar, Ordinal, Offset, HostExecSpace>;
+  if (slice_height <= 0) {
+    throw std::invalid_argument("cispmv::to_compressed_sell: slice_height must be positive, got " +
+                                std::to_string(slice_height));
+  }
+  if (table_size < 1 || table_size > Matrix::max_table_size) {
+    throw std::invalid_argument("cispmv::to_compressed_sell: table_size must be in 1..65536, got " +
+                                std::to_string(table_size));
+  }
+  Matrix C;
+  C.num_rows = A.num_rows;
+  C.num_cols = A.num_cols;
+  C.slice_height = slice_height;
+  C.num_nonzeros = A.nnz();
+  const std::vector<Scalar> table = impl::frequent_values(A, table_size);
+  std::vector<std::uint64_t> keys(table.size());
+  for (std::size_t i = 0; i < table.size(); ++i) keys[i] = impl::value_bits(table[i]);
+  const impl::ValueIndexMap index(keys);
+  C.value_table = typename Matrix::values_type(Kokkos::view_alloc("csell::value_table", Kokkos::WithoutInitializing),
+                                               std::max<std::size_t>(1, table.size()));
+  Kokkos::deep_copy(C.value_table, Scalar(0));
+  for (std::size_t i = 0; i < table.size(); ++i) C.value_table(i) = table[i];
+
+  // Which entries C keeps: value in the table, gap to the previous kept entry <= max_delta.
+  const std::size_t n = static_cast<std::size_t>(A.num_rows);
+  C.row_length = typename Matrix::ordinal_view(Kokkos::view_alloc("csell::row_length", Kokkos::WithoutInitializing), n);
+  C.first_col = typename Matrix::ordinal_view("csell::first_col", n);
+  std::vector<Offset> rest_count(n + 1, 0);
+  auto for_each_entry = [&](Ordinal r, auto&& emit) {  // emit(k, kept, delta, table index)
+    std::int64_t previous = -1;
+    for (Offset k = A.row_ptr(r); k < A.row_ptr(r + 1); ++k) {
+      const std::int64_t c = A.col_idx(k);
+      if (k > A.row_ptr(r) && c <= A.col_idx(k - 1)) {
+        throw std::invalid_argument("cispmv::to_compressed_sell: row " + std::to_string(r) +
+                                    " is not sorted by column without duplicates");
+      }
+      const std::int32_t slot = index.find(impl::value_bits(A.values(k)));
+      const bool kept = slot >= 0 && (previous < 0 || c - previous <= Matrix::max_delta);
+      emit(k, kept, previous < 0 ? std::int64_t(0) : c - previous, slot);
+      if (kept) previous = c;
+    }
+  };
+  Kokkos::parallel_for("cispmv::to_compressed_sell::count", Kokkos::RangePolicy<HostExecSpace>(0, A.num_rows),
+                       [&](const Ordinal r) {
+                         Ordinal kept = 0;
+                         Offset rest = 0;
+                         bool first = true;
+                         for_each_entry(r, [&](Offset k, bool keep, std::int64_t, std::int32_t) {
+                           if (!keep) {
+                             ++rest;
+                             return;
+                           }
+                           if (first) C.first_col(r) = A.col_idx(k);
+                           first = false;
+                           ++kept;
+                         });
+                         C.row_length(r) = kept;
+                         rest_count[static_cast<std::size_t>(r) + 1] = rest;
+                       });
+
+  // Slices sized by their longest row of C; R's row pointer by prefix sum.
+  const Ordinal num_slices =
+      static_cast<Ordinal>((static_cast<long long>(A.num_rows) + slice_height - 1) / slice_height);
+  std::vector<std::size_t> slice_size(static_cast<std::size_t>(num_slices));
+  for (Ordinal s = 0; s < num_slices; ++s) {
+    Ordinal width = 0;
+    for (Ordinal r = s * slice_height; r < std::min<Ordinal>(A.num_rows, (s + 1) * slice_height); ++r) {
+      width = std::max(width, C.row_length(r));
+    }
+    slice_size[s] = static_cast<std::size_t>(width) * static_cast<std::size_t>(slice_height);
+  }
+  const std::size_t total = impl::exclusive_scan_in_place(slice_size);
+  C.slice_ptr = typename Matrix::slice_ptr_type(Kokkos::view_alloc("csell::slice_ptr", Kokkos::WithoutInitializing),
+                                                static_cast<std::size_t>(num_slices) + 1);
+  for (Ordinal s = 0; s < num_slices; ++s) C.slice_ptr(s) = impl::checked_size<Offset>(slice_size[s], "slice offset");
+  C.slice_ptr(num_slices) = impl::checked_size<Offset>(total, "Compressed Sliced ELLPACK size");
+  std::partial_sum(rest_count.begin(), rest_count.end(), rest_count.begin());
+  C.rest_row_ptr = typename Matrix::slice_ptr_type(Kokkos::view_alloc("csell::rest_row_ptr", Kokkos::WithoutInitializing),
+                                                   n + 1);
+  for (std::size_t r = 0; r <= n; ++r) C.rest_row_ptr(r) = rest_count[r];
+  const std::size_t rest_total = static_cast<std::size_t>(rest_count[n]);
+  C.compressed_nnz = A.nnz() - rest_total;
+  C.col_delta = typename Matrix::compact_view("csell::col_delta", total);      // padding: 0
+  C.value_index = typename Matrix::compact_view("csell::value_index", total);  // padding: 0
+  C.rest_col_idx = typename Matrix::ordinal_view(Kokkos::view_alloc("csell::rest_col_idx", Kokkos::WithoutInitializing),
+                                                 rest_total);
+  C.rest_values =
+      typename Matrix::values_type(Kokkos::view_alloc("csell::rest_values", Kokkos::WithoutInitializing), rest_total);
+
+  Kokkos::parallel_for("cispmv::to_compressed_sell::fill", Kokkos::RangePolicy<HostExecSpace>(0, A.num_rows),
+                       [&](const Ordinal r) {
+                         const Ordinal s = r / slice_height;
+                         Offset at = C.slice_ptr(s) + static_cast<Offset>(r - s * slice_height);
+                         Offset rest_at = C.rest_row_ptr(r);
+                         for_each_entry(r, [&](Offset k, bool keep, std::int64_t delta, std::int32_t slot) {
+                           if (keep) {
+                             C.col_delta(at) = static_cast<std::uint16_t>(delta);
+                             C.value_index(at) = static_cast<std::uint16_t>(slot);
+                             at += static_cast<Offset>(slice_height);
+                           } else {
+                             C.rest_col_idx(rest_at) = A.col_idx(k);
+                             C.rest_values(rest_at) = A.values(k);
+                             ++rest_at;
+                           }
+                         });
+                       });
+  return C;
+}
+
+/// Host CSR from Compressed Sliced ELLPACK: each row's entries of C and R merged back in column
+/// order. O(nnz), in parallel over rows.
+template <class Scalar, class Ordinal, class Offset>
+HostCsrMatrix<Scalar, Ordinal, Offset> to_csr(const CompressedSellMatrix<Scalar, Ordinal, Offset, HostExecSpace>& C) {
+  const std::size_t n = static_cast<std::size_t>(C.num_rows);
+  std::vector<Offset> ptr(n + 1, 0);
+  for (std::size_t r = 0; r < n; ++r) {
+    ptr[r + 1] = ptr[r] + static_cast<Offset>(C.row_length(r)) + (C.rest_row_ptr(r + 1) - C.rest_row_ptr(r));
+  }
+  HostCsrMatrix<Scalar, Ordinal, Offset> A("csr", C.num_rows, C.num_cols, ptr[n]);
+  for (std::size_t r = 0; r <= n; ++r) A.row_ptr(r) = ptr[r];
+  const Offset h = static_cast<Offset>(C.slice_height);
+  Kokkos::parallel_for("cispmv::to_csr(csell)", Kokkos::RangePolicy<HostExecSpace>(0, C.num_rows), [&](const Ordinal r) {
+    const Ordinal s = r / C.slice_height;
+    const Offset base = C.slice_ptr(s) + static_cast<Offset>(r - s * C.slice_height);
+    const Offset length = static_cast<Offset>(C.row_length(r));
+    Offset i = 0, rest = C.rest_row_ptr(r), out = ptr[static_cast<std::size_t>(r)];
+    const Offset rest_end = C.rest_row_ptr(r + 1);
+    Ordinal col = C.first_col(r);
+    while (i < length || rest < rest_end) {
+      const Ordinal c_col = i < length ? static_cast<Ordinal>(col + C.col_delta(base + i * h)) : 0;
+      if (i < length && (rest == rest_end || c_col < C.rest_col_idx(rest))) {
+        A.col_idx(out) = c_col;
+        A.values(out) = C.value_table(C.value_index(base + i * h));
+        col = c_col;
+        ++i;
+      } else {
+        A.col_idx(out) = C.rest_col_idx(rest);
+        A.values(out) = C.rest_values(rest);
+        ++rest;
+      }
+      ++out;
+    }
+  });
+  return A;
+}
+
+/// Not in the paper: the allocated bytes (values_table, both 16-bit arrays with padding, per-row
+/// arrays, R), so that Table 5 shows what the format really stores.
+template <class S, class O, class Off, class D>
+std::size_t paper_model_bytes(const CompressedSellMatrix<S, O, Off, D>& A, PaperMemoryModel = {}) {
+  std::size_t bytes = 0;
+  (void)A.template map_views<D>([&](const auto& v) {
+    bytes += impl::view_bytes(v);
+    return v;
+  });
+  return bytes;
+}
+
+}  // namespace cispmv
+
+#include "cispmv/impl/kernels/compressed_sell.hpp"
