@@ -2,7 +2,8 @@
 # Builds, checks and times cispmv on a GPU host in one go (the `device` tool's machine: no package
 # registry, so the Kokkos sources come along as a tarball made by `cmake/bootstrap.sh --pack`).
 #
-#   perf/run_on_device.sh STAGE... (stages: build test run bench bench-large bench-host bench-host-large ci-matrix ncu report)
+#   perf/run_on_device.sh STAGE... (stages: build test run bench bench-quick bench-large bench-fci bench-fci-large
+#                                   bench-host bench-host-large ci-matrix ncu ncu-csell report)
 #
 # Environment: RES (results folder, default perf/out; the device tool fetches one tarball of it), KOKKOS_TGZ (default .deps/kokkos-src.tgz),
 # CISPMV_COMMIT (recorded in the reports), ARCH (Kokkos arch, default HOPPER90), JOBS.
@@ -45,9 +46,32 @@ for stage in "$@"; do
       log "spmv_bench paper32k-1 on the GPU, with the launch-shape sweep"
       "$bench" --matrix paper32k-1 --sweep --iterations 50 --repetitions 7 --out-dir "$RES" >"$RES/bench-paper32k-1.txt" 2>&1
       echo "exit code $?" | tee -a "$RES/log.txt" ;;
+    bench-quick)
+      log "spmv_bench paper32k-1 on the GPU (every format, no sweep)"
+      "$bench" --matrix paper32k-1 --iterations 50 --repetitions 7 --out-dir "$RES" >"$RES/bench-paper32k-1.txt" 2>&1
+      echo "exit code $?" | tee -a "$RES/log.txt" ;;
+    bench-fci)
+      log "spmv_bench on a real CI Hamiltonian built in-process: H2O/6-31G frozen-core full CI (level 8)"
+      "$bench" --matrix fcidump:unit_tests/data/h2o_631g_fc.fcidump:8 --iterations 20 --repetitions 5 \
+        --out-dir "$RES" --benchmark_filter='-unstaged' >"$RES/bench-h2o_631g_fc.txt" 2>&1
+      echo "exit code $?" | tee -a "$RES/log.txt" ;;
+    bench-fci-large)
+      log "spmv_bench on H2O/6-31G all-electron full CI (level 10, 1.09e9 nonzeros) built in-process"
+      "$bench" --matrix fcidump:unit_tests/data/h2o_631g.fcidump:10 --iterations 10 --repetitions 3 \
+        --out-dir "$RES" --benchmark_filter='kokkos|cusparse|/csr/|/ell/|/ellr/scalar|/sell/|/sellr/scalar|/hybrid/vector/iter|/hybrid16/vector|/csell/' \
+        >"$RES/bench-h2o_631g.txt" 2>&1
+      echo "exit code $?" | tee -a "$RES/log.txt" ;;
+    ncu-csell)
+      log "ncu: csell and sell kernels on the frozen-core FCI Hamiltonian"
+      ncu --clock-control none --target-processes all --kernel-name-base demangled -k regex:'SpmvFunctor' \
+        --launch-count 4 --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+        --section WarpStateStats "$bench" --matrix fcidump:unit_tests/data/h2o_631g_fc.fcidump:8 --iterations 1 \
+        --repetitions 1 --out-dir /tmp --benchmark_filter='/csell/|/sell/scalar' >"$RES/ncu-csell.txt" 2>&1
+      echo "exit code $?" | tee -a "$RES/log.txt" ;;
     bench-large)
       log "spmv_bench scaled-1048576 on the GPU"
-      "$bench" --matrix scaled-1048576 --iterations 10 --repetitions 5 --out-dir "$RES" >"$RES/bench-scaled.txt" 2>&1
+      "$bench" --matrix scaled-1048576 --iterations 10 --repetitions 5 --out-dir "$RES" \
+        --benchmark_filter='-unstaged' >"$RES/bench-scaled.txt" 2>&1
       echo "exit code $?" | tee -a "$RES/log.txt" ;;
     bench-host)
       log "spmv_bench paper32k-1 on the host (OpenMP, $(nproc) cores)"

@@ -9,8 +9,7 @@ using Host = Kokkos::DefaultHostExecutionSpace;
 using Device = Kokkos::DefaultExecutionSpace;
 
 template <class HostFormat>
-void expect_host_and_device_agree(const HostFormat& F, const HostCsrMatrix<double, int, std::size_t>& ref,
-                                  Kernel kernel) {
+void expect_host_and_device_agree(const HostFormat& F, const HostCsr& ref, Kernel kernel) {
   SCOPED_TRACE(std::string(HostFormat::format_name) + " " + kernel_name(kernel));
   const auto hx = cispmv::test::random_vector<double>(ref.num_cols, 77);
   Kokkos::View<double*, Kokkos::HostSpace> y_host("y_host", ref.num_rows), expected("expected", ref.num_rows);

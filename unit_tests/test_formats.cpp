@@ -63,7 +63,7 @@ TEST(PaperExample, HybridSplitsTheFirstBoundaryNonzerosOfEachRow) {
 }
 
 template <class Host>
-void expect_same_csr(const Host& B, const HostCsrMatrix<double, int, std::size_t>& A) {
+void expect_same_csr(const Host& B, const HostCsr& A) {
   EXPECT_EQ(flat(B.row_ptr), flat(A.row_ptr));
   EXPECT_EQ(flat(B.col_idx), flat(A.col_idx));
   EXPECT_EQ(flat(B.values), flat(A.values));
@@ -322,7 +322,8 @@ TEST(CompressedSell, RareValuesAndWideGapsGoToTheRestAndRoundTripExactly) {
     }
   }
   const HostCsr A = from_coo(coo);
-  const auto C = to_compressed_sell(A, 32, 4);
+  const auto C = to_compressed_sell(A, 32, 4, 0.0);  // a table however little it covers
+  EXPECT_TRUE(C.uses_table);
   EXPECT_GT(C.rest_nnz(), 0u);
   EXPECT_EQ(C.compressed_nnz + C.rest_nnz(), A.nnz());
   const auto B = to_csr(C);
@@ -332,6 +333,17 @@ TEST(CompressedSell, RareValuesAndWideGapsGoToTheRestAndRoundTripExactly) {
     ASSERT_EQ(B.col_idx(k), A.col_idx(k)) << "entry " << k;
     ASSERT_EQ(B.values(k), A.values(k)) << "entry " << k;
   }
+}
+
+// Random values (every one distinct): no table, values inline, nothing in the rest.
+TEST(CompressedSell, RandomValuesAreStoredInlineWithoutATable) {
+  const auto A = random_irregular<double>(300, 2000, 71, 200);
+  const auto C = to_compressed_sell(A, 32, 16);
+  EXPECT_FALSE(C.uses_table);
+  EXPECT_EQ(C.rest_nnz(), 0u);
+  EXPECT_EQ(C.inline_values.extent(0), C.col_delta.extent(0));
+  const auto B = to_csr(C);
+  for (std::size_t k = 0; k < A.nnz(); ++k) ASSERT_EQ(B.values(k), A.values(k)) << "entry " << k;
 }
 
 TEST(CompressedSell, ValueTableKeepsSignedZerosApartAndRefusesBadArguments) {
@@ -348,6 +360,30 @@ TEST(CompressedSell, ValueTableKeepsSignedZerosApartAndRefusesBadArguments) {
   EXPECT_THROW(to_compressed_sell(from_coo(coo), 0), std::invalid_argument);
   EXPECT_THROW(to_compressed_sell(from_coo(coo), 32, 0), std::invalid_argument);
   EXPECT_THROW(to_compressed_sell(from_coo(coo), 32, 65537), std::invalid_argument);
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------ the automatic choice
+namespace {
+
+using namespace cispmv;
+
+TEST(ChooseFormat, ChoosesCsrOnTheHostAndEstimatesTheCompressedSizeWithinTenPercent) {
+  const HostCsr A = few_valued(2048, 20000, 200, 500, 81);
+  const FormatChoice host = choose_format<Kokkos::DefaultHostExecutionSpace>(A);
+  EXPECT_EQ(host.format, Format::csr) << host.summary();
+  ASSERT_EQ(host.candidates.size(), 3u);
+  for (const auto& c : host.candidates) EXPECT_GT(c.bytes, 0.0);
+  // the compressed format's estimate is close to its real size
+  const auto C = to_compressed_sell(A);
+  for (const auto& c : host.candidates) {
+    if (c.format == Format::csell) {
+      const double real = static_cast<double>(allocated_bytes(C)) + 8.0 * (A.num_rows + A.num_cols);
+      EXPECT_NEAR(c.bytes / real, 1.0, 0.1) << host.summary();
+    }
+  }
+  EXPECT_NE(host.summary().find("csr"), std::string::npos);
 }
 
 }  // namespace

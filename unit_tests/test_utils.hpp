@@ -29,7 +29,7 @@ struct Rng {
 /// The 6 x 5 example of the paper, sections 3.2-3.4 (8 nonzeros). Section 3.1 prints its matrix
 /// with an extra 3 in row 3, but its Value/Column/RowPtr listing (8 entries) and every later section
 /// use this one.
-inline HostCsrMatrix<double, int, std::size_t> paper_example() {
+inline HostCsr paper_example() {
   CooMatrix<double, int> coo;
   coo.num_rows = 6;
   coo.num_cols = 5;

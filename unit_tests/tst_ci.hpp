@@ -50,7 +50,7 @@ CiReference ci_reference(const std::string& name) {
 
 // The lowest eigenpairs of a host CSR matrix by Davidson in `Format` on TEST_EXECSPACE.
 template <class HostMatrix>
-auto davidson_on_backend(const HostMatrix& A_host, const cispmv::HostCsrMatrix<double, int, std::size_t>& H,
+auto davidson_on_backend(const HostMatrix& A_host, const cispmv::HostCsr& H,
                          const cispmv::solvers::DavidsonOptions& opts) {
   const auto A = cispmv::to_device<TEST_EXECSPACE>(A_host);
   const auto diagonal =
@@ -91,7 +91,7 @@ void check_against_pyscf(const std::string& name, const std::string& format = "c
 }
 
 // Dense row-major copy of a host CSR matrix.
-std::vector<double> dense_of(const cispmv::HostCsrMatrix<double, int, std::size_t>& A) {
+std::vector<double> dense_of(const cispmv::HostCsr& A) {
   std::vector<double> d(static_cast<std::size_t>(A.num_rows) * A.num_cols, 0.0);
   for (int r = 0; r < A.num_rows; ++r) {
     for (std::size_t k = A.row_ptr(r); k < A.row_ptr(r + 1); ++k) {
@@ -103,7 +103,7 @@ std::vector<double> dense_of(const cispmv::HostCsrMatrix<double, int, std::size_
 
 // Random sparse symmetric matrix with a spread-out diagonal (CI-like: diagonally dominant-ish, so
 // Davidson's preconditioner has something to work with, with close low-lying eigenvalues).
-cispmv::HostCsrMatrix<double, int, std::size_t> random_symmetric(int n, std::uint64_t seed, double density = 0.1) {
+cispmv::HostCsr random_symmetric(int n, std::uint64_t seed, double density = 0.1) {
   cispmv::test::Rng rng(seed);
   std::vector<std::vector<std::pair<int, double>>> rows(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
@@ -121,7 +121,7 @@ cispmv::HostCsrMatrix<double, int, std::size_t> random_symmetric(int n, std::uin
     std::sort(r.begin(), r.end());
     nnz += r.size();
   }
-  cispmv::HostCsrMatrix<double, int, std::size_t> A("random_symmetric", n, n, nnz);
+  cispmv::HostCsr A("random_symmetric", n, n, nnz);
   std::size_t k = 0;
   for (int i = 0; i < n; ++i) {
     A.row_ptr(i) = k;
@@ -207,7 +207,7 @@ TEST(TEST_CATEGORY, CiDavidsonIsExactOnceTheBasisSpansTheSpace) {
 TEST(TEST_CATEGORY, CiDavidsonFindsRootsInUncoupledBlocksWithMoreGuesses) {
   // diag(0, 1) (+) [[0.5, 1], [1, 0.5]]: the lowest eigenvalue -0.5 lives in the second block,
   // whose diagonal entries are not the smallest. One guess (row 0) spans an invariant subspace.
-  cispmv::HostCsrMatrix<double, int, std::size_t> A("blocks", 4, 4, 6);
+  cispmv::HostCsr A("blocks", 4, 4, 6);
   const std::size_t ptr[] = {0, 1, 2, 4, 6};
   const int col[] = {0, 1, 2, 3, 2, 3};
   const double val[] = {0.0, 1.0, 0.5, 1.0, 1.0, 0.5};
@@ -266,13 +266,18 @@ struct DiagonalOperator {
   }
 };
 
+/// d(i) = i + 1 (a free function: nvcc forbids device lambdas in gtest's private TestBody).
+void fill_one_to_n(const Kokkos::View<double*, TEST_MEMSPACE>& d) {
+  Kokkos::parallel_for(
+      Kokkos::RangePolicy<TEST_EXECSPACE>(0, d.extent(0)), KOKKOS_LAMBDA(const std::size_t i) { d(i) = i + 1.0; });
+}
+
 }  // namespace
 
 TEST(TEST_CATEGORY, CiDavidsonSolvesAMatrixFreeOperator) {
   const DiagonalOperator op{40};
   Kokkos::View<double*, TEST_MEMSPACE> diagonal("diagonal", 40);
-  Kokkos::parallel_for(
-      Kokkos::RangePolicy<TEST_EXECSPACE>(0, 40), KOKKOS_LAMBDA(const int i) { diagonal(i) = i + 1.0; });
+  fill_one_to_n(diagonal);
   cispmv::solvers::DavidsonOptions opts;
   opts.num_roots = 3;
   const auto res = cispmv::solvers::davidson(TEST_EXECSPACE(), op, diagonal, opts);

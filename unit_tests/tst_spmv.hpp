@@ -272,11 +272,14 @@ TYPED_TEST(SpmvTest, CompressedSellWithRestEntriesMatchesHostOracle) {
   using Scalar = TypeParam;
   const auto A = cispmv::test::random_irregular<Scalar>(257, 300, 61, 120);
   for (std::size_t table : {std::size_t(1), std::size_t(3), std::size_t(65536)}) {
-    const auto C = to_compressed_sell(A, 32, table);
+    const auto C = to_compressed_sell(A, 32, table, 0.0);  // a table, whatever it covers
     for (Scalar beta : {Scalar(0), Scalar(1), Scalar(-0.5)}) {
       cispmv::test::expect_matches_oracle<TEST_EXECSPACE>(C, A, SpmvOptions{}, Scalar(1.5), beta, 62);
     }
   }
+  const auto inline_values = to_compressed_sell(A);  // random values: no table
+  EXPECT_FALSE(inline_values.uses_table);
+  cispmv::test::expect_matches_oracle<TEST_EXECSPACE>(inline_values, A, SpmvOptions{}, Scalar(1), Scalar(0), 63);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 /// Kernels baseline under cispmv/baselines/ (target CiSpmv::kokkos_kernels).
 
 #include "cispmv/boundary.hpp"
+#include "cispmv/choose_format.hpp"
 #include "cispmv/convert.hpp"
 #include "cispmv/errors.hpp"
 #include "cispmv/formats/compressed_sell.hpp"

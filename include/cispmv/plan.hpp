@@ -155,17 +155,20 @@ class SpmvPlan {
   static constexpr bool prefers_vector_on_gpu() { return Functor<1>::prefers_vector_on_gpu; }
 
   void plan_vector_launch() {
-    scratch_ = staged_scratch_bytes();
-    unroll_ = impl::resolve_unroll(opts_, Functor<1>::unrolled, scratch_ > 0);
-    const double mean = A_.num_rows > 0 ? static_cast<double>(A_.nnz()) / A_.num_rows : 0.0;
-    shape_ = impl::vector_launch<Exec>(opts_, mean, scratch_ > 0);
-    league_ = static_cast<int>((static_cast<long long>(A_.num_rows) + shape_.rows_per_team - 1) / shape_.rows_per_team);
-    // never more threads than the kernel's registers allow
-    switch (unroll_) {
-      case 1: clamp_team_size<1>(); break;
-      case 2: clamp_team_size<2>(); break;
-      case 4: clamp_team_size<4>(); break;
-      default: clamp_team_size<8>(); break;
+    if constexpr (Functor<1>::has_vector_kernel) {  // a team launch needs the team operator()
+      scratch_ = staged_scratch_bytes();
+      unroll_ = impl::resolve_unroll(opts_, Functor<1>::unrolled, scratch_ > 0);
+      const double mean = A_.num_rows > 0 ? static_cast<double>(A_.nnz()) / A_.num_rows : 0.0;
+      shape_ = impl::vector_launch<Exec>(opts_, mean, scratch_ > 0);
+      league_ =
+          static_cast<int>((static_cast<long long>(A_.num_rows) + shape_.rows_per_team - 1) / shape_.rows_per_team);
+      // never more threads than the kernel's registers allow
+      switch (unroll_) {
+        case 1: clamp_team_size<1>(); break;
+        case 2: clamp_team_size<2>(); break;
+        case 4: clamp_team_size<4>(); break;
+        default: clamp_team_size<8>(); break;
+      }
     }
   }
 

@@ -2,6 +2,7 @@
 #include "commands.hpp"
 
 #include "cispmv/boundary.hpp"
+#include "cispmv/choose_format.hpp"
 #include "cispmv/ci.hpp"
 #include "cispmv/convert.hpp"
 #include "cispmv/io.hpp"
@@ -142,7 +143,15 @@ int ci_command(const CiCommandOptions& options, std::ostream& out) {
   timer.reset();
   FormatParams params;
   params.boundary = boundary.boundary;
-  return with_host_format(parse_format(options.format), H, params, [&](const auto& host_format) {
+  Format format = Format::csr;
+  if (options.format == "auto") {
+    const FormatChoice choice = choose_format<Kokkos::DefaultExecutionSpace>(H);
+    format = choice.format;
+    out << "automatic format choice: " << choice.summary() << "\n";
+  } else {
+    format = parse_format(options.format);
+  }
+  return with_host_format(format, H, params, [&](const auto& host_format) {
     const auto A = to_device<Kokkos::DefaultExecutionSpace>(host_format);
     Kokkos::fence();
     timings.convert = timer.seconds();

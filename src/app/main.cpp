@@ -73,8 +73,13 @@ int main(int argc, char* argv[]) {
   ci_cmd->add_option("--level", ci.level, "maximum excitation level (1 CIS, 2 CISD, ...; >= electrons: full CI)")
       ->check(CLI::PositiveNumber);
   ci_cmd->add_option("--roots", ci.roots, "lowest eigenvalues to compute")->check(CLI::PositiveNumber);
-  ci_cmd->add_option("--format", ci.format, "format of the Davidson SpMV: " + format_list + " (default csr)")
-      ->check(CLI::IsMember(formats));
+  std::vector<std::string> ci_formats = formats;
+  ci_formats.insert(ci_formats.begin(), "auto");
+  ci_cmd
+      ->add_option(
+          "--format", ci.format,
+          "format of the Davidson SpMV: auto (the model of choose_format) or " + format_list + " (default auto)")
+      ->check(CLI::IsMember(ci_formats));
   ci_cmd->add_option("--write-mtx", ci.write_mtx, "write the Hamiltonian as a symmetric Matrix Market file");
   ci_cmd->add_option("--tolerance", ci.residual_tolerance, "Davidson residual norm tolerance");
   ci_cmd->add_option("--max-iterations", ci.max_iterations, "Davidson iterations")->check(CLI::PositiveNumber);

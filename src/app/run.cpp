@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "cispmv/choose_format.hpp"
 #include "cispmv/cispmv.hpp"
 #if defined(CISPMV_HAS_KOKKOS_KERNELS)
 #include "cispmv/baselines/kokkos_kernels.hpp"
@@ -173,6 +174,10 @@ int run_command(const RunOptions& opt, std::ostream& out) {
         fmt::format("BOUNDARY = {} is outside [0, {}] (the number of columns)", boundary, A.num_cols));
   }
   report.stats = compute_stats(A, boundary, report.automatic_boundary.reference_width);
+  const FormatChoice choice = choose_format<Exec>(A, opt.slice_height);
+  report.automatic_choice = choice.summary();
+  report.automatic_format = format_info(choice.format).name;
+  report.automatic_kernel = kernel_name(choice.kernel);
   report.configuration = configuration_string();
   report.device = device_name();
   report.execution_space = Exec::name();

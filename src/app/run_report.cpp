@@ -57,6 +57,18 @@ void print_timings(std::ostream& out, const RunReport& r) {
                        k.pass ? "PASS" : "FAIL", k.max_abs_error, k.tolerance);
   }
   out << "  GB/s counts each format's arrays + x + y once (spmv_traffic_bytes in include/cispmv/stats.hpp)\n";
+  out << "automatic choice: " << r.automatic_choice << "\n";
+  double best = 0, chosen = 0;
+  std::string best_name;
+  for (const auto& k : r.kernels) {
+    if (k.format == "kokkos-kernels") continue;
+    if (best == 0 || k.median_ms < best) best = k.median_ms, best_name = k.format + " " + k.kernel;
+    if (k.format == r.automatic_format && k.kernel == r.automatic_kernel) chosen = k.median_ms;
+  }
+  if (chosen > 0) {
+    out << fmt::format("  the choice ran in {:.4f} ms; the fastest here, {}, in {:.4f} ms ({:.1f} % slower)\n", chosen,
+                       best_name, best, 100.0 * (chosen / best - 1.0));
+  }
   out << (r.all_pass() ? "all kernels PASS\n" : "some kernels FAIL\n");
 }
 
@@ -86,6 +98,8 @@ void write_json(const std::string& path, const RunReport& r) {
   j["matrix"] = r.matrix;
   j["precision"] = r.single_precision ? "float" : "double";
   j["repetitions"] = r.repetitions;
+  j["automatic_choice"] = {
+      {"format", r.automatic_format}, {"kernel", r.automatic_kernel}, {"summary", r.automatic_choice}};
   j["stats"] = {{"rows", s.rows},
                 {"cols", s.cols},
                 {"nnz", s.nnz},

@@ -39,6 +39,8 @@ struct RunReport {
   bool boundary_is_automatic = true;
   std::vector<MemoryRow> memory;
   std::vector<KernelResult> kernels;
+  std::string automatic_choice;  ///< choose_format's summary
+  std::string automatic_format, automatic_kernel;
   bool all_pass() const;
 };
 

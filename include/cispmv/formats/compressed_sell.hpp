@@ -41,6 +41,9 @@ namespace cispmv {
 ///   the first entry's delta is 0. A delta is the gap to the previous entry *of C* in the row, < 65,536.
 /// - Values: `value_table(value_index(e))`. The table holds the most frequent values of the matrix, at
 ///   most 65,536 of them, bit-exact (0.0 and -0.0 are different entries; NaN payloads are kept).
+///   Where the table would cover less than half of the entries (random values, as in the generated
+///   suite), there is no table: `uses_table` is false and `inline_values(e)` holds each value in the
+///   same sliced layout (10 bytes per nonzero instead of 4: only the columns compress).
 /// - R: `rest_row_ptr` / `rest_col_idx` / `rest_values`, CSR of every entry whose value is not in the
 ///   table or whose gap to the previous entry of C in its row exceeds 65,535.
 /// The product is exact up to summation order: each row adds its C entries in column order, then
@@ -66,17 +69,19 @@ struct CompressedSellMatrix : impl::FormatTypes<Scalar, Ordinal, Offset, Device>
   Ordinal num_rows = 0;
   Ordinal num_cols = 0;
   Ordinal slice_height = default_slice_height;
-  std::size_t num_nonzeros = 0;  ///< entries of C and R, without padding
+  std::size_t num_nonzeros = 0;    ///< entries of C and R, without padding
   std::size_t compressed_nnz = 0;  ///< entries of C
-  slice_ptr_type slice_ptr;   ///< num_slices + 1 offsets into col_delta / value_index
-  compact_view col_delta;     ///< gap to the previous entry of C in the row (0 for the first, and padding)
-  compact_view value_index;   ///< index into value_table (0 in padding)
-  ordinal_view first_col;     ///< column of each row's first entry of C (0 for a row without any)
-  ordinal_view row_length;    ///< entries of C per row
-  values_type value_table;    ///< the distinct values C refers to, most frequent first
-  slice_ptr_type rest_row_ptr;  ///< R: num_rows + 1 offsets
-  ordinal_view rest_col_idx;    ///< R: columns
-  values_type rest_values;      ///< R: values
+  slice_ptr_type slice_ptr;        ///< num_slices + 1 offsets into col_delta / value_index
+  compact_view col_delta;          ///< gap to the previous entry of C in the row (0 for the first, and padding)
+  compact_view value_index;        ///< index into value_table (0 in padding)
+  ordinal_view first_col;          ///< column of each row's first entry of C (0 for a row without any)
+  ordinal_view row_length;         ///< entries of C per row
+  bool uses_table = true;          ///< values through value_table (else inline_values)
+  values_type value_table;         ///< the distinct values C refers to, most frequent first
+  values_type inline_values;       ///< without a table: the values, laid out as col_delta
+  slice_ptr_type rest_row_ptr;     ///< R: num_rows + 1 offsets
+  ordinal_view rest_col_idx;       ///< R: columns
+  values_type rest_values;         ///< R: values
 
   KOKKOS_INLINE_FUNCTION std::size_t nnz() const { return num_nonzeros; }
   KOKKOS_INLINE_FUNCTION Ordinal num_slices() const { return static_cast<Ordinal>(slice_ptr.extent(0)) - 1; }
@@ -91,12 +96,14 @@ struct CompressedSellMatrix : impl::FormatTypes<Scalar, Ordinal, Offset, Device>
     out.slice_height = slice_height;
     out.num_nonzeros = num_nonzeros;
     out.compressed_nnz = compressed_nnz;
+    out.uses_table = uses_table;
     out.slice_ptr = f(slice_ptr);
     out.col_delta = f(col_delta);
     out.value_index = f(value_index);
     out.first_col = f(first_col);
     out.row_length = f(row_length);
     out.value_table = f(value_table);
+    out.inline_values = f(inline_values);
     out.rest_row_ptr = f(rest_row_ptr);
     out.rest_col_idx = f(rest_col_idx);
     out.rest_values = f(rest_values);
@@ -154,7 +161,7 @@ class ValueIndexMap {
 /// sample suffices, and the encoding stays exact whatever the table holds.
 template <class Scalar, class Ordinal, class Offset>
 std::vector<Scalar> frequent_values(const HostCsrMatrix<Scalar, Ordinal, Offset>& A, std::size_t max_size,
-                                    std::size_t max_samples = std::size_t(1) << 25) {
+                                    double* coverage = nullptr, std::size_t max_samples = std::size_t(1) << 25) {
   const std::size_t nnz = A.nnz();
   const std::size_t stride = std::max<std::size_t>(1, (nnz + max_samples - 1) / std::max<std::size_t>(1, max_samples));
   std::vector<std::uint64_t> bits;
@@ -169,9 +176,14 @@ std::vector<Scalar> frequent_values(const HostCsrMatrix<Scalar, Ordinal, Offset>
     i = j;
   }
   const std::size_t keep = std::min(max_size, counted.size());
-  std::partial_sort(counted.begin(), counted.begin() + static_cast<std::ptrdiff_t>(keep), counted.end(),
-                    [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+  std::partial_sort(
+      counted.begin(), counted.begin() + static_cast<std::ptrdiff_t>(keep), counted.end(),
+      [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
   std::vector<Scalar> table(keep);
+  std::size_t covered = 0;
+  for (std::size_t i = 0; i < keep; ++i) covered += counted[i].first;
+  if (coverage != nullptr)
+    *coverage = bits.empty() ? 1.0 : static_cast<double>(covered) / static_cast<double>(bits.size());
   for (std::size_t i = 0; i < keep; ++i) {
     using Bits = std::conditional_t<sizeof(Scalar) == 8, std::uint64_t, std::uint32_t>;
     const Bits b = static_cast<Bits>(counted[i].second);
@@ -186,10 +198,12 @@ std::vector<Scalar> frequent_values(const HostCsrMatrix<Scalar, Ordinal, Offset>
 /// Compressed Sliced ELLPACK from host CSR (rows sorted by column, as every cispmv reader and
 /// converter produces them; unsorted rows throw std::invalid_argument). O(nnz log(samples)) for the
 /// value table and O(nnz) for the rest, in parallel over rows. `table_size` (1..65536) bounds the value
-/// table; slice_height > 0.
+/// table; slice_height > 0. Without a table (its sampled coverage below `min_table_coverage`), values
+/// are stored inline.
 template <class Scalar, class Ordinal, class Offset>
 CompressedSellMatrix<Scalar, Ordinal, Offset, HostExecSpace> to_compressed_sell(
-    const HostCsrMatrix<Scalar, Ordinal, Offset>& A, Ordinal slice_height = 32, std::size_t table_size = 65536) {
+    const HostCsrMatrix<Scalar, Ordinal, Offset>& A, Ordinal slice_height = 32, std::size_t table_size = 65536,
+    double min_table_coverage = 0.5) {
   using Matrix = CompressedSellMatrix<Scalar, Ordinal, Offset, HostExecSpace>;
   if (slice_height <= 0) {
     throw std::invalid_argument("cispmv::to_compressed_sell: slice_height must be positive, got " +
@@ -204,7 +218,10 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, HostExecSpace> to_compressed_sell(
   C.num_cols = A.num_cols;
   C.slice_height = slice_height;
   C.num_nonzeros = A.nnz();
-  const std::vector<Scalar> table = impl::frequent_values(A, table_size);
+  double coverage = 0.0;
+  std::vector<Scalar> table = impl::frequent_values(A, table_size, &coverage);
+  C.uses_table = coverage >= min_table_coverage;
+  if (!C.uses_table) table.clear();
   std::vector<std::uint64_t> keys(table.size());
   for (std::size_t i = 0; i < table.size(); ++i) keys[i] = impl::value_bits(table[i]);
   const impl::ValueIndexMap index(keys);
@@ -226,7 +243,7 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, HostExecSpace> to_compressed_sell(
         throw std::invalid_argument("cispmv::to_compressed_sell: row " + std::to_string(r) +
                                     " is not sorted by column without duplicates");
       }
-      const std::int32_t slot = index.find(impl::value_bits(A.values(k)));
+      const std::int32_t slot = C.uses_table ? index.find(impl::value_bits(A.values(k))) : 0;
       const bool kept = slot >= 0 && (previous < 0 || c - previous <= Matrix::max_delta);
       emit(k, kept, previous < 0 ? std::int64_t(0) : c - previous, slot);
       if (kept) previous = c;
@@ -267,15 +284,16 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, HostExecSpace> to_compressed_sell(
   for (Ordinal s = 0; s < num_slices; ++s) C.slice_ptr(s) = impl::checked_size<Offset>(slice_size[s], "slice offset");
   C.slice_ptr(num_slices) = impl::checked_size<Offset>(total, "Compressed Sliced ELLPACK size");
   std::partial_sum(rest_count.begin(), rest_count.end(), rest_count.begin());
-  C.rest_row_ptr = typename Matrix::slice_ptr_type(Kokkos::view_alloc("csell::rest_row_ptr", Kokkos::WithoutInitializing),
-                                                   n + 1);
+  C.rest_row_ptr =
+      typename Matrix::slice_ptr_type(Kokkos::view_alloc("csell::rest_row_ptr", Kokkos::WithoutInitializing), n + 1);
   for (std::size_t r = 0; r <= n; ++r) C.rest_row_ptr(r) = rest_count[r];
   const std::size_t rest_total = static_cast<std::size_t>(rest_count[n]);
   C.compressed_nnz = A.nnz() - rest_total;
-  C.col_delta = typename Matrix::compact_view("csell::col_delta", total);      // padding: 0
-  C.value_index = typename Matrix::compact_view("csell::value_index", total);  // padding: 0
-  C.rest_col_idx = typename Matrix::ordinal_view(Kokkos::view_alloc("csell::rest_col_idx", Kokkos::WithoutInitializing),
-                                                 rest_total);
+  C.col_delta = typename Matrix::compact_view("csell::col_delta", total);                         // padding: 0
+  C.value_index = typename Matrix::compact_view("csell::value_index", C.uses_table ? total : 0);  // padding: 0
+  C.inline_values = typename Matrix::values_type("csell::inline_values", C.uses_table ? 0 : total);
+  C.rest_col_idx =
+      typename Matrix::ordinal_view(Kokkos::view_alloc("csell::rest_col_idx", Kokkos::WithoutInitializing), rest_total);
   C.rest_values =
       typename Matrix::values_type(Kokkos::view_alloc("csell::rest_values", Kokkos::WithoutInitializing), rest_total);
 
@@ -287,7 +305,11 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, HostExecSpace> to_compressed_sell(
                          for_each_entry(r, [&](Offset k, bool keep, std::int64_t delta, std::int32_t slot) {
                            if (keep) {
                              C.col_delta(at) = static_cast<std::uint16_t>(delta);
-                             C.value_index(at) = static_cast<std::uint16_t>(slot);
+                             if (C.uses_table) {
+                               C.value_index(at) = static_cast<std::uint16_t>(slot);
+                             } else {
+                               C.inline_values(at) = A.values(k);
+                             }
                              at += static_cast<Offset>(slice_height);
                            } else {
                              C.rest_col_idx(rest_at) = A.col_idx(k);
@@ -311,28 +333,29 @@ HostCsrMatrix<Scalar, Ordinal, Offset> to_csr(const CompressedSellMatrix<Scalar,
   HostCsrMatrix<Scalar, Ordinal, Offset> A("csr", C.num_rows, C.num_cols, ptr[n]);
   for (std::size_t r = 0; r <= n; ++r) A.row_ptr(r) = ptr[r];
   const Offset h = static_cast<Offset>(C.slice_height);
-  Kokkos::parallel_for("cispmv::to_csr(csell)", Kokkos::RangePolicy<HostExecSpace>(0, C.num_rows), [&](const Ordinal r) {
-    const Ordinal s = r / C.slice_height;
-    const Offset base = C.slice_ptr(s) + static_cast<Offset>(r - s * C.slice_height);
-    const Offset length = static_cast<Offset>(C.row_length(r));
-    Offset i = 0, rest = C.rest_row_ptr(r), out = ptr[static_cast<std::size_t>(r)];
-    const Offset rest_end = C.rest_row_ptr(r + 1);
-    Ordinal col = C.first_col(r);
-    while (i < length || rest < rest_end) {
-      const Ordinal c_col = i < length ? static_cast<Ordinal>(col + C.col_delta(base + i * h)) : 0;
-      if (i < length && (rest == rest_end || c_col < C.rest_col_idx(rest))) {
-        A.col_idx(out) = c_col;
-        A.values(out) = C.value_table(C.value_index(base + i * h));
-        col = c_col;
-        ++i;
-      } else {
-        A.col_idx(out) = C.rest_col_idx(rest);
-        A.values(out) = C.rest_values(rest);
-        ++rest;
-      }
-      ++out;
-    }
-  });
+  Kokkos::parallel_for(
+      "cispmv::to_csr(csell)", Kokkos::RangePolicy<HostExecSpace>(0, C.num_rows), [&](const Ordinal r) {
+        const Ordinal s = r / C.slice_height;
+        const Offset base = C.slice_ptr(s) + static_cast<Offset>(r - s * C.slice_height);
+        const Offset length = static_cast<Offset>(C.row_length(r));
+        Offset i = 0, rest = C.rest_row_ptr(r), out = ptr[static_cast<std::size_t>(r)];
+        const Offset rest_end = C.rest_row_ptr(r + 1);
+        Ordinal col = C.first_col(r);
+        while (i < length || rest < rest_end) {
+          const Ordinal c_col = i < length ? static_cast<Ordinal>(col + C.col_delta(base + i * h)) : 0;
+          if (i < length && (rest == rest_end || c_col < C.rest_col_idx(rest))) {
+            A.col_idx(out) = c_col;
+            A.values(out) = C.uses_table ? C.value_table(C.value_index(base + i * h)) : C.inline_values(base + i * h);
+            col = c_col;
+            ++i;
+          } else {
+            A.col_idx(out) = C.rest_col_idx(rest);
+            A.values(out) = C.rest_values(rest);
+            ++rest;
+          }
+          ++out;
+        }
+      });
   return A;
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 // The Compressed Sliced ELLPACK kernel: thread per row (consecutive rows on consecutive lanes, so
 // each step of a warp reads two 64-byte runs of 16-bit words), columns rebuilt from deltas in a
-// register, values looked up in the value table through the read-only cache, then the row's few
-// entries of the rest R.
+// register, values looked up in the value table through the read-only cache (or read inline when
+// the matrix has no table), then the row's few entries of the rest R.
 
 #include <Kokkos_Core.hpp>
 
@@ -32,9 +32,16 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
     const O length = A.row_length(row);
     O col = A.first_col(row);
     S sum = 0;
-    for (O k = 0; k < length; ++k, idx += static_cast<Off>(h)) {
-      col += static_cast<O>(load_once(A.col_delta(idx)));
-      sum += table(load_once(A.value_index(idx))) * this->x(col);
+    if (A.uses_table) {  // uniform over the matrix: no divergence
+      for (O k = 0; k < length; ++k, idx += static_cast<Off>(h)) {
+        col += static_cast<O>(load_once(A.col_delta(idx)));
+        sum += table(load_once(A.value_index(idx))) * this->x(col);
+      }
+    } else {
+      for (O k = 0; k < length; ++k, idx += static_cast<Off>(h)) {
+        col += static_cast<O>(load_once(A.col_delta(idx)));
+        sum += load_once(A.inline_values(idx)) * this->x(col);
+      }
     }
     const Off rest_end = A.rest_row_ptr(row + 1);
     for (Off k = A.rest_row_ptr(row); k < rest_end; ++k) sum += A.rest_values(k) * this->x(A.rest_col_idx(k));

@@ -1,0 +1,121 @@
+#pragma once
+/// \file choose_format.hpp
+/// The automatic choice of format and kernel for a matrix on an execution space, by a documented
+/// model: an SpMV is memory-bound, so its time is the bytes it must move over the fraction of the
+/// memory bandwidth its kernel reaches.
+
+#include <Kokkos_Core.hpp>
+
+#include "cispmv/formats/compressed_sell.hpp"
+#include "cispmv/formats/csr.hpp"
+#include "cispmv/impl/backend.hpp"
+#include "cispmv/options.hpp"
+#include "cispmv/registry.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace cispmv {
+
+/// One candidate of choose_format: its predicted bytes per product and relative time.
+struct FormatEstimate {
+  Format format;
+  Kernel kernel;
+  double bytes = 0;       ///< bytes one y = A*x reads and writes (format arrays, padding, x, y)
+  double efficiency = 0;  ///< fraction of the copy bandwidth its kernel reaches (measured, see below)
+  double cost() const { return bytes / efficiency; }
+};
+
+/// What choose_format decided, from which estimates, and what deciding cost.
+struct FormatChoice {
+  Format format = Format::csr;
+  Kernel kernel = Kernel::automatic;
+  std::vector<FormatEstimate> candidates;  ///< every format considered, the chosen one first
+  double seconds = 0;                      ///< the time the choice took (sampling the values)
+  std::string summary() const;
+};
+
+namespace impl {
+
+/// Fractions of the copy bandwidth each kernel reached in cispmv's benchmarks (perf/results/):
+/// GPU (H100/H200): thread-per-row Sliced ELLPACK 0.67-0.75 on the 1M-row matrix and the real FCI
+/// Hamiltonian, the CSR vector kernel 0.45-0.55; csell is Sliced ELLPACK's layout with a value-table
+/// gather (taken at Sliced ELLPACK's figure until measured otherwise). Host: CSR thread per row 0.85
+/// of a STREAM copy; the column-major sliced layouts walk each row with a stride of a slice and reach
+/// about half of that.
+template <class Exec>
+double kernel_efficiency(Format f) {
+  if constexpr (is_gpu_space_v<Exec>) {
+    switch (f) {
+      case Format::csr: return 0.5;
+      case Format::sell: return 0.7;
+      case Format::csell: return 0.7;
+      default: return 0.5;
+    }
+  } else {
+    switch (f) {
+      case Format::csr: return 0.85;
+      default: return 0.4;
+    }
+  }
+}
+
+}  // namespace impl
+
+/// Chooses the format (CSR, Sliced ELLPACK or Compressed Sliced ELLPACK) and kernel for y = A*x on
+/// execution space Exec, by the model time = bytes moved / kernel efficiency (impl::kernel_efficiency).
+/// Bytes are exact for CSR and Sliced ELLPACK (from the row lengths, O(rows)) and estimated for csell
+/// from its slice widths and the value table's coverage on a sample of at most 2^20 values. The
+/// paper's formats stay available by name; the hybrid format is not a candidate because its vector
+/// kernel lost to Sliced ELLPACK on every matrix larger than the paper's (perf/results/).
+template <class Exec, class Scalar, class Offset>
+FormatChoice choose_format(const HostCsrMatrix<Scalar, int, Offset>& A, int slice_height = 32) {
+  Kokkos::Timer timer;
+  const double rows = A.num_rows, nnz = static_cast<double>(A.nnz());
+  const double vectors = sizeof(Scalar) * (static_cast<double>(A.num_cols) + rows);
+  // padded slots of a sliced layout: sum over slices of height x longest row
+  double padded = 0;
+  for (int s = 0; s * static_cast<long long>(slice_height) < A.num_rows; ++s) {
+    Offset width = 0;
+    const int end = static_cast<int>(std::min<long long>(A.num_rows, (s + 1LL) * slice_height));
+    for (int r = s * slice_height; r < end; ++r) width = std::max(width, A.row_ptr(r + 1) - A.row_ptr(r));
+    padded += static_cast<double>(width) * slice_height;
+  }
+  double coverage = 0;
+  const auto table = impl::frequent_values(A, CompressedSellMatrix<Scalar>::max_table_size, &coverage,
+                                           std::size_t(1) << 20);
+  const bool uses_table = coverage >= 0.5;
+  const double entry = uses_table ? 4.0 : 2.0 + sizeof(Scalar);
+  const double kept = uses_table ? coverage : 1.0;
+  const double csell = padded * kept * entry + (1 - kept) * nnz * (sizeof(Scalar) + sizeof(int)) + rows * 16 +
+                       (uses_table ? table.size() * sizeof(Scalar) : 0.0);
+
+  FormatChoice choice;
+  auto add = [&](Format f, Kernel k, double bytes) {
+    choice.candidates.push_back({f, k, bytes + vectors, impl::kernel_efficiency<Exec>(f)});
+  };
+  add(Format::csr, impl::is_gpu_space_v<Exec> ? Kernel::vector : Kernel::scalar,
+      nnz * (sizeof(Scalar) + sizeof(int)) + (rows + 1) * sizeof(Offset));
+  add(Format::sell, Kernel::scalar, padded * (sizeof(Scalar) + sizeof(int)) + (padded / slice_height + 1) * sizeof(Offset));
+  add(Format::csell, Kernel::scalar, csell);
+  std::stable_sort(choice.candidates.begin(), choice.candidates.end(),
+                   [](const FormatEstimate& a, const FormatEstimate& b) { return a.cost() < b.cost(); });
+  choice.format = choice.candidates.front().format;
+  choice.kernel = choice.candidates.front().kernel;
+  choice.seconds = timer.seconds();
+  return choice;
+}
+
+inline std::string FormatChoice::summary() const {
+  std::string s = std::string(format_info(format).name) + " " + kernel_name(kernel) + " (model: bytes / efficiency;";
+  for (const auto& c : candidates) {
+    s += " " + std::string(format_info(c.format).name) + " " + std::to_string(c.bytes / 1e6).substr(0, 8) + " MB / " +
+         std::to_string(c.efficiency).substr(0, 4) + ";";
+  }
+  s += " chosen in " + std::to_string(seconds).substr(0, 6) + " s)";
+  return s;
+}
+
+}  // namespace cispmv
