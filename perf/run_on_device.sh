@@ -51,8 +51,8 @@ for stage in "$@"; do
       "$bench" --matrix paper32k-1 --iterations 50 --repetitions 7 --out-dir "$RES" >"$RES/bench-paper32k-1.txt" 2>&1
       echo "exit code $?" | tee -a "$RES/log.txt" ;;
     bench-fci)
-      log "spmv_bench on a real CI Hamiltonian built in-process: H2O/6-31G frozen-core full CI (level 8)"
-      "$bench" --matrix fcidump:unit_tests/data/h2o_631g_fc.fcidump:8 --iterations 20 --repetitions 5 \
+      log "spmv_bench on a real CI Hamiltonian built in-process: H2O/6-31G frozen-core full CI (level 8, all irreps)"
+      "$bench" --matrix fcidump:unit_tests/data/h2o_631g_fc.fcidump:8:all-irreps --iterations 20 --repetitions 5 \
         --out-dir "$RES" --benchmark_filter='-unstaged' >"$RES/bench-h2o_631g_fc.txt" 2>&1
       echo "exit code $?" | tee -a "$RES/log.txt" ;;
     bench-fci-large)

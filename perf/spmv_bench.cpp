@@ -340,7 +340,8 @@ int run_space(const Settings& settings) {
     std::string name = m.substr(m.find_last_of('/') + 1);
     if (ci::is_hamiltonian_spec(m)) {  // fcidump:dir/h2o.fcidump:10 -> h2o.fcidump-10
       const auto spec = ci::parse_hamiltonian_spec(m);
-      name = spec.fcidump.substr(spec.fcidump.find_last_of('/') + 1) + "-" + std::to_string(spec.level);
+      name = spec.fcidump.substr(spec.fcidump.find_last_of('/') + 1) + "-" + std::to_string(spec.level) +
+             (spec.restrict_to_isym ? "" : "-all-irreps");
     }
     {
       Suite<Exec, Scalar> suite(

@@ -528,3 +528,30 @@ TEST(CiHost, CiCommandPrintsCountsStatisticsAndEnergies) {
   opts.roots = 226;  // LiH full CI has 225 determinants
   EXPECT_THROW(cispmv::app::ci_command(opts, out), std::invalid_argument);
 }
+
+namespace {
+
+TEST(CiHost, HamiltonianSpecsParseAndMalformedOnesSayWhatIsWrong) {
+  const auto spec = cispmv::ci::parse_hamiltonian_spec("fcidump:dir/h2o.fcidump:10");
+  EXPECT_EQ(spec.fcidump, "dir/h2o.fcidump");
+  EXPECT_EQ(spec.level, 10);
+  EXPECT_TRUE(spec.restrict_to_isym);
+  const auto all = cispmv::ci::parse_hamiltonian_spec("fcidump:c:/x.fcidump:2:all-irreps");
+  EXPECT_EQ(all.fcidump, "c:/x.fcidump");
+  EXPECT_FALSE(all.restrict_to_isym);
+  for (const char* bad : {"fcidump:", "fcidump:h2o.fcidump", "fcidump::2", "fcidump:h2o.fcidump:0",
+                          "fcidump:h2o.fcidump:two", "fcidump:h2o.fcidump:99999", "fci:h2o.fcidump:2"}) {
+    try {
+      cispmv::ci::parse_hamiltonian_spec(bad);
+      ADD_FAILURE() << "no error for '" << bad << "'";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("fcidump:FILE:LEVEL"), std::string::npos) << e.what();
+    }
+  }
+  // the LiH full CI through the spec equals the one built by hand
+  const cispmv::HostCsr H = cispmv::ci::build_hamiltonian(
+      cispmv::ci::parse_hamiltonian_spec("fcidump:" + data_path("lih_sto3g.fcidump") + ":4"));
+  EXPECT_EQ(H.num_rows, 225);
+}
+
+}  // namespace

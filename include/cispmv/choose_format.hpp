@@ -39,37 +39,42 @@ struct FormatChoice {
 
 namespace impl {
 
-/// Fractions of the copy bandwidth each kernel reached in cispmv's benchmarks (perf/results/):
-/// GPU (H100/H200): thread-per-row Sliced ELLPACK 0.67-0.75 on the 1M-row matrix and the real FCI
-/// Hamiltonian, the CSR vector kernel 0.45-0.55; csell is Sliced ELLPACK's layout with a value-table
-/// gather (taken at Sliced ELLPACK's figure until measured otherwise). Host: CSR thread per row 0.85
-/// of a STREAM copy; the column-major sliced layouts walk each row with a stride of a slice and reach
-/// about half of that.
+/// Fractions of the copy bandwidth each kernel reached in cispmv's benchmarks (perf/results/), with
+/// the row count `rows` of the matrix: a thread-per-row kernel has one thread per row, so on a GPU it
+/// reaches its bandwidth only with about a million rows (H100: Sliced ELLPACK 67-78 % of copy on the
+/// 1M-row matrix and the 1.66M-row FCI Hamiltonian, 17 % on 32K and 61K rows); the vector-per-row
+/// kernels do not depend on it (hybrid 55-62 %, CSR 45-52 %). Host: CSR thread per row reaches
+/// ~85 % of a STREAM copy; the column-major sliced layouts walk each row with a stride of a slice
+/// (2-core measurements: Sliced ELLPACK ~0.3, csell ~0.2 of copy).
 template <class Exec>
-double kernel_efficiency(Format f) {
+double kernel_efficiency(Format f, double rows) {
   if constexpr (is_gpu_space_v<Exec>) {
+    const double parallel = std::min(1.0, rows / 1.0e6);
     switch (f) {
       case Format::csr: return 0.5;
-      case Format::sell: return 0.7;
-      case Format::csell: return 0.7;
+      case Format::hybrid: return 0.6;
+      case Format::sell: return 0.7 * parallel;
+      case Format::csell: return 0.7 * parallel;
       default: return 0.5;
     }
   } else {
     switch (f) {
       case Format::csr: return 0.85;
-      default: return 0.4;
+      case Format::sell: return 0.3;
+      case Format::csell: return 0.2;
+      default: return 0.5;
     }
   }
 }
 
 }  // namespace impl
 
-/// Chooses the format (CSR, Sliced ELLPACK or Compressed Sliced ELLPACK) and kernel for y = A*x on
+/// Chooses the format (CSR, the hybrid format on GPUs, Sliced ELLPACK or Compressed Sliced ELLPACK)
+/// and kernel for y = A*x on
 /// execution space Exec, by the model time = bytes moved / kernel efficiency (impl::kernel_efficiency).
 /// Bytes are exact for CSR and Sliced ELLPACK (from the row lengths, O(rows)) and estimated for csell
-/// from its slice widths and the value table's coverage on a sample of at most 2^20 values. The
-/// paper's formats stay available by name; the hybrid format is not a candidate because its vector
-/// kernel lost to Sliced ELLPACK on every matrix larger than the paper's (perf/results/).
+/// from its slice widths and the value table's coverage on a sample of at most 2^20 values. ELLPACK(-R)
+/// is never a candidate (its padding to the longest row only adds bytes to Sliced ELLPACK's).
 template <class Exec, class Scalar, class Offset>
 FormatChoice choose_format(const HostCsrMatrix<Scalar, int, Offset>& A, int slice_height = 32) {
   Kokkos::Timer timer;
@@ -84,8 +89,8 @@ FormatChoice choose_format(const HostCsrMatrix<Scalar, int, Offset>& A, int slic
     padded += static_cast<double>(width) * slice_height;
   }
   double coverage = 0;
-  const auto table = impl::frequent_values(A, CompressedSellMatrix<Scalar>::max_table_size, &coverage,
-                                           std::size_t(1) << 20);
+  const auto table =
+      impl::frequent_values(A, CompressedSellMatrix<Scalar>::max_table_size, &coverage, std::size_t(1) << 20);
   const bool uses_table = coverage >= 0.5;
   const double entry = uses_table ? 4.0 : 2.0 + sizeof(Scalar);
   const double kept = uses_table ? coverage : 1.0;
@@ -94,11 +99,14 @@ FormatChoice choose_format(const HostCsrMatrix<Scalar, int, Offset>& A, int slic
 
   FormatChoice choice;
   auto add = [&](Format f, Kernel k, double bytes) {
-    choice.candidates.push_back({f, k, bytes + vectors, impl::kernel_efficiency<Exec>(f)});
+    choice.candidates.push_back({f, k, bytes + vectors, impl::kernel_efficiency<Exec>(f, rows)});
   };
-  add(Format::csr, impl::is_gpu_space_v<Exec> ? Kernel::vector : Kernel::scalar,
-      nnz * (sizeof(Scalar) + sizeof(int)) + (rows + 1) * sizeof(Offset));
-  add(Format::sell, Kernel::scalar, padded * (sizeof(Scalar) + sizeof(int)) + (padded / slice_height + 1) * sizeof(Offset));
+  const double csr = nnz * (sizeof(Scalar) + sizeof(int)) + (rows + 1) * sizeof(Offset);
+  add(Format::csr, impl::is_gpu_space_v<Exec> ? Kernel::vector : Kernel::scalar, csr);
+  // the hybrid format stores the same entries (BOUNDARY <= the shortest row pads nothing)
+  if (impl::is_gpu_space_v<Exec>) add(Format::hybrid, Kernel::vector, csr + rows * sizeof(int));
+  add(Format::sell, Kernel::scalar,
+      padded * (sizeof(Scalar) + sizeof(int)) + (padded / slice_height + 1) * sizeof(Offset));
   add(Format::csell, Kernel::scalar, csell);
   std::stable_sort(choice.candidates.begin(), choice.candidates.end(),
                    [](const FormatEstimate& a, const FormatEstimate& b) { return a.cost() < b.cost(); });

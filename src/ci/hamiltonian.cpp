@@ -234,13 +234,18 @@ bool is_hamiltonian_spec(const std::string& text) { return text.rfind("fcidump:"
 HamiltonianSpec parse_hamiltonian_spec(const std::string& text) {
   auto fail = [&](const std::string& what) {
     throw std::invalid_argument("'" + text.substr(0, 200) + "': " + what +
-                                " (expected fcidump:FILE:LEVEL, e.g. fcidump:h2o.fcidump:2 for CISD)");
+                                " (expected fcidump:FILE:LEVEL[:all-irreps], e.g. fcidump:h2o.fcidump:2 for CISD)");
   };
   if (!is_hamiltonian_spec(text)) fail("does not start with 'fcidump:'");
-  const std::string rest = text.substr(8);
+  std::string rest = text.substr(8);
+  HamiltonianSpec spec;
+  const std::string all = ":all-irreps";
+  if (rest.size() > all.size() && rest.compare(rest.size() - all.size(), all.size(), all) == 0) {
+    spec.restrict_to_isym = false;
+    rest.resize(rest.size() - all.size());
+  }
   const std::size_t colon = rest.rfind(':');
   if (colon == std::string::npos) fail("no ':LEVEL' after the file name");
-  HamiltonianSpec spec;
   spec.fcidump = rest.substr(0, colon);
   const std::string level = rest.substr(colon + 1);
   if (spec.fcidump.empty()) fail("no FCIDUMP file name");
@@ -254,7 +259,7 @@ HamiltonianSpec parse_hamiltonian_spec(const std::string& text) {
 
 HostCsr build_hamiltonian(const HamiltonianSpec& spec) {
   const FciDump dump = read_fcidump(spec.fcidump);
-  const DeterminantSpace space = make_determinant_space(dump, spec.level, true);
+  const DeterminantSpace space = make_determinant_space(dump, spec.level, spec.restrict_to_isym);
   return build_hamiltonian(dump, space);
 }
 

@@ -26,18 +26,20 @@ HostCsr build_hamiltonian(const FciDump& integrals, const DeterminantSpace& spac
 /// The diagonal of a host CSR matrix (zero where a row stores none): the Davidson preconditioner.
 Kokkos::View<double*, Kokkos::HostSpace> csr_diagonal(const HostCsr& A);
 
-/// A CI Hamiltonian named where a matrix file would be: `fcidump:FILE:LEVEL`, e.g.
-/// `fcidump:unit_tests/data/h2o_631g.fcidump:10` (LEVEL >= the number of electrons is full CI).
-/// The space keeps the determinants of irrep ISYM (as `cispmv ci` does by default).
+/// A CI Hamiltonian named where a matrix file would be: `fcidump:FILE:LEVEL[:all-irreps]`, e.g.
+/// `fcidump:unit_tests/data/h2o_631g.fcidump:10` (LEVEL >= the number of electrons is full CI). The
+/// space keeps the determinants of irrep ISYM (as `cispmv ci` does by default), or of every irrep with
+/// `:all-irreps`.
 struct HamiltonianSpec {
-  std::string fcidump;  ///< path of the FCIDUMP file
-  int level = 0;        ///< maximum excitation level
+  std::string fcidump;           ///< path of the FCIDUMP file
+  int level = 0;                 ///< maximum excitation level
+  bool restrict_to_isym = true;  ///< false with ":all-irreps"
 };
 
 /// True when `text` names a Hamiltonian (starts with "fcidump:") rather than a file or suite matrix.
 bool is_hamiltonian_spec(const std::string& text);
 
-/// Parses `fcidump:FILE:LEVEL` (FILE may itself contain ':'; LEVEL follows the last one). Throws
+/// Parses `fcidump:FILE:LEVEL[:all-irreps]` (FILE may itself contain ':'). Throws
 /// std::invalid_argument naming the spec and what is wrong (no file, no level, a level that is not a
 /// positive integer).
 HamiltonianSpec parse_hamiltonian_spec(const std::string& text);

@@ -9,6 +9,8 @@
 #include "cispmv/formats/compressed_sell.hpp"
 #include "cispmv/impl/kernels/common.hpp"
 
+#include <cstdint>
+
 namespace cispmv::impl {
 
 template <class Exec, class S, class O, class Off, class D, class XView, class YView, int Beta, int Unroll>
@@ -32,13 +34,39 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
     const O length = A.row_length(row);
     O col = A.first_col(row);
     S sum = 0;
+    // Unroll entries by 4: the four delta and index loads go out together, then the four table and x
+    // gathers, so each thread keeps several independent loads in flight (a row's columns form a
+    // chain of additions, but the additions are cheap; the loads are what waits).
+    constexpr O unroll = 4;
+    const Off step = static_cast<Off>(h);
+    O k = 0;
     if (A.uses_table) {  // uniform over the matrix: no divergence
-      for (O k = 0; k < length; ++k, idx += static_cast<Off>(h)) {
+      for (; k + unroll <= length; k += unroll, idx += unroll * step) {
+        O c[unroll];
+        std::uint16_t v[unroll];
+        for (O u = 0; u < unroll; ++u) {
+          c[u] = static_cast<O>(load_once(A.col_delta(idx + u * step)));
+          v[u] = load_once(A.value_index(idx + u * step));
+        }
+        for (O u = 0; u < unroll; ++u) c[u] = col += c[u];
+        for (O u = 0; u < unroll; ++u) sum += table(v[u]) * this->x(c[u]);
+      }
+      for (; k < length; ++k, idx += step) {
         col += static_cast<O>(load_once(A.col_delta(idx)));
         sum += table(load_once(A.value_index(idx))) * this->x(col);
       }
     } else {
-      for (O k = 0; k < length; ++k, idx += static_cast<Off>(h)) {
+      for (; k + unroll <= length; k += unroll, idx += unroll * step) {
+        O c[unroll];
+        S v[unroll];
+        for (O u = 0; u < unroll; ++u) {
+          c[u] = static_cast<O>(load_once(A.col_delta(idx + u * step)));
+          v[u] = load_once(A.inline_values(idx + u * step));
+        }
+        for (O u = 0; u < unroll; ++u) c[u] = col += c[u];
+        for (O u = 0; u < unroll; ++u) sum += v[u] * this->x(c[u]);
+      }
+      for (; k < length; ++k, idx += step) {
         col += static_cast<O>(load_once(A.col_delta(idx)));
         sum += load_once(A.inline_values(idx)) * this->x(col);
       }
