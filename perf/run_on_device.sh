@@ -57,7 +57,7 @@ for stage in "$@"; do
       echo "exit code $?" | tee -a "$RES/log.txt" ;;
     bench-fci-large)
       log "spmv_bench on H2O/6-31G all-electron full CI (level 10, 1.09e9 nonzeros) built in-process"
-      "$bench" --matrix fcidump:unit_tests/data/h2o_631g.fcidump:10 --iterations 10 --repetitions 3 \
+      "$bench" --matrix fcidump:unit_tests/data/h2o_631g.fcidump:10:all-irreps --iterations 10 --repetitions 3 \
         --out-dir "$RES" --benchmark_filter='kokkos|cusparse|/csr/|/ell/|/ellr/scalar|/sell/|/sellr/scalar|/hybrid/vector/iter|/hybrid16/vector|/csell/' \
         >"$RES/bench-h2o_631g.txt" 2>&1
       echo "exit code $?" | tee -a "$RES/log.txt" ;;

@@ -335,6 +335,25 @@ TEST(CompressedSell, RareValuesAndWideGapsGoToTheRestAndRoundTripExactly) {
   }
 }
 
+// A gap wider than 16 bits is bridged by jump slots, not sent to the rest.
+TEST(CompressedSell, WideGapsAreBridgedByJumpSlots) {
+  CooMatrix<double, int> coo;
+  coo.num_rows = 2;
+  coo.num_cols = 2000000;
+  coo.row_idx = {0, 0, 0, 1};
+  coo.col_idx = {3, 200000, 1999999, 7};
+  coo.values = {1.5, 1.5, 1.5, 1.5};
+  const HostCsr A = from_coo(coo);
+  const auto C = to_compressed_sell(A);
+  // 3 -> 200,000 takes 3 jump slots; 200,000 -> 1,999,999 would take 27 (> max_jumps): to the rest
+  EXPECT_EQ(C.rest_nnz(), 1u);
+  EXPECT_EQ(C.compressed_nnz, 3u);
+  EXPECT_EQ(C.row_length(0), 1 + 3 + 1);
+  EXPECT_EQ(C.row_length(1), 1);
+  const auto B = to_csr(C);
+  for (std::size_t k = 0; k < A.nnz(); ++k) ASSERT_EQ(B.col_idx(k), A.col_idx(k)) << "entry " << k;
+}
+
 // Random values (every one distinct): no table, values inline, nothing in the rest.
 TEST(CompressedSell, RandomValuesAreStoredInlineWithoutATable) {
   const auto A = random_irregular<double>(300, 2000, 71, 200);

@@ -277,6 +277,10 @@ TYPED_TEST(SpmvTest, CompressedSellWithRestEntriesMatchesHostOracle) {
       cispmv::test::expect_matches_oracle<TEST_EXECSPACE>(C, A, SpmvOptions{}, Scalar(1.5), beta, 62);
     }
   }
+  // few entries in many columns: gaps beyond 16 bits, bridged by jump slots
+  const auto wide = cispmv::test::random_irregular<Scalar>(100, 400000, 64, 6);
+  cispmv::test::expect_matches_oracle<TEST_EXECSPACE>(to_compressed_sell(wide), wide, SpmvOptions{}, Scalar(1),
+                                                      Scalar(0.5), 65);
   const auto inline_values = to_compressed_sell(A, 32, 16);  // 16 of ~15,000 values: no table
   EXPECT_FALSE(inline_values.uses_table);
   cispmv::test::expect_matches_oracle<TEST_EXECSPACE>(inline_values, A, SpmvOptions{}, Scalar(1), Scalar(0), 63);

@@ -38,14 +38,17 @@ namespace cispmv {
 ///   local row i is at `slice_ptr(s) + k*slice_height + i`, so the lanes of a warp read consecutive
 ///   16-bit words. Slots past a row's `row_length(r)` are padding (delta 0, index 0) and are never read.
 /// - Columns: row r's k-th stored entry has column `first_col(r) + col_delta(e_0) + ... + col_delta(e_k)`;
-///   the first entry's delta is 0. A delta is the gap to the previous entry *of C* in the row, < 65,536.
+///   the first entry's delta is 0. A delta is the gap to the previous entry *of C* in the row, at most
+///   65,534. A gap wider than that is bridged by *jump* slots, `col_delta == 65,535` (`jump_delta`): the
+///   column advances by 65,535 and the slot adds nothing (at most `max_jumps` per entry; an entry that
+///   would need more goes to R).
 /// - Values: `value_table(value_index(e))`. The table holds the most frequent values of the matrix, at
 ///   most 65,536 of them, bit-exact (0.0 and -0.0 are different entries; NaN payloads are kept).
 ///   Where the table would cover less than half of the entries (random values, as in the generated
 ///   suite), there is no table: `uses_table` is false and `inline_values(e)` holds each value in the
 ///   same sliced layout (10 bytes per nonzero instead of 4: only the columns compress).
 /// - R: `rest_row_ptr` / `rest_col_idx` / `rest_values`, CSR of every entry whose value is not in the
-///   table or whose gap to the previous entry of C in its row exceeds 65,535.
+///   table, or whose gap to the previous entry of C in its row needs more than `max_jumps` jumps.
 /// The product is exact up to summation order: each row adds its C entries in column order, then
 /// its R entries.
 template <class Scalar, class Ordinal = int, class Offset = std::size_t, class Device = Kokkos::DefaultExecutionSpace>
@@ -61,8 +64,11 @@ struct CompressedSellMatrix : impl::FormatTypes<Scalar, Ordinal, Offset, Device>
 
   static constexpr const char* format_name = "csell";
   static constexpr Ordinal default_slice_height = 32;
-  /// Largest column gap a 16-bit delta holds.
-  static constexpr std::int64_t max_delta = 65535;
+  /// Largest column gap of an entry's delta; the one above marks a jump slot.
+  static constexpr std::int64_t max_delta = 65534;
+  static constexpr std::uint16_t jump_delta = 65535;
+  /// Jump slots one entry may need before it goes to R instead (bounds the slots a row can add).
+  static constexpr std::int64_t max_jumps = 16;
   /// Most values the 16-bit index addresses.
   static constexpr std::size_t max_table_size = 65536;
 
@@ -70,7 +76,7 @@ struct CompressedSellMatrix : impl::FormatTypes<Scalar, Ordinal, Offset, Device>
   Ordinal num_cols = 0;
   Ordinal slice_height = default_slice_height;
   std::size_t num_nonzeros = 0;    ///< entries of C and R, without padding
-  std::size_t compressed_nnz = 0;  ///< entries of C
+  std::size_t compressed_nnz = 0;  ///< entries of C (jump slots not counted)
   slice_ptr_type slice_ptr;        ///< num_slices + 1 offsets into col_delta / value_index
   compact_view col_delta;          ///< gap to the previous entry of C in the row (0 for the first, and padding)
   compact_view value_index;        ///< index into value_table (0 in padding)
@@ -235,7 +241,8 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, HostExecSpace> to_compressed_sell(
   C.row_length = typename Matrix::ordinal_view(Kokkos::view_alloc("csell::row_length", Kokkos::WithoutInitializing), n);
   C.first_col = typename Matrix::ordinal_view("csell::first_col", n);
   std::vector<Offset> rest_count(n + 1, 0);
-  auto for_each_entry = [&](Ordinal r, auto&& emit) {  // emit(k, kept, delta, table index)
+  // emit(k, kept, jumps, delta after the jumps, table index) for every entry of row r, in order
+  auto for_each_entry = [&](Ordinal r, auto&& emit) {
     std::int64_t previous = -1;
     for (Offset k = A.row_ptr(r); k < A.row_ptr(r + 1); ++k) {
       const std::int64_t c = A.col_idx(k);
@@ -244,8 +251,14 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, HostExecSpace> to_compressed_sell(
                                     " is not sorted by column without duplicates");
       }
       const std::int32_t slot = C.uses_table ? index.find(impl::value_bits(A.values(k))) : 0;
-      const bool kept = slot >= 0 && (previous < 0 || c - previous <= Matrix::max_delta);
-      emit(k, kept, previous < 0 ? std::int64_t(0) : c - previous, slot);
+      std::int64_t gap = previous < 0 ? 0 : c - previous;
+      std::int64_t jumps = 0;
+      while (gap > Matrix::max_delta && jumps <= Matrix::max_jumps) {
+        gap -= Matrix::jump_delta;
+        ++jumps;
+      }
+      const bool kept = slot >= 0 && jumps <= Matrix::max_jumps;
+      emit(k, kept, kept ? jumps : 0, gap, slot);
       if (kept) previous = c;
     }
   };
@@ -254,14 +267,14 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, HostExecSpace> to_compressed_sell(
                          Ordinal kept = 0;
                          Offset rest = 0;
                          bool first = true;
-                         for_each_entry(r, [&](Offset k, bool keep, std::int64_t, std::int32_t) {
+                         for_each_entry(r, [&](Offset k, bool keep, std::int64_t jumps, std::int64_t, std::int32_t) {
                            if (!keep) {
                              ++rest;
                              return;
                            }
                            if (first) C.first_col(r) = A.col_idx(k);
                            first = false;
-                           ++kept;
+                           kept += static_cast<Ordinal>(1 + jumps);
                          });
                          C.row_length(r) = kept;
                          rest_count[static_cast<std::size_t>(r) + 1] = rest;
@@ -288,8 +301,8 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, HostExecSpace> to_compressed_sell(
       typename Matrix::slice_ptr_type(Kokkos::view_alloc("csell::rest_row_ptr", Kokkos::WithoutInitializing), n + 1);
   for (std::size_t r = 0; r <= n; ++r) C.rest_row_ptr(r) = rest_count[r];
   const std::size_t rest_total = static_cast<std::size_t>(rest_count[n]);
-  C.compressed_nnz = A.nnz() - rest_total;
-  C.col_delta = typename Matrix::compact_view("csell::col_delta", total);                         // padding: 0
+  C.compressed_nnz = A.nnz() - rest_total;                                 // jump slots are in row_length, not here
+  C.col_delta = typename Matrix::compact_view("csell::col_delta", total);  // padding: 0
   C.value_index = typename Matrix::compact_view("csell::value_index", C.uses_table ? total : 0);  // padding: 0
   C.inline_values = typename Matrix::values_type("csell::inline_values", C.uses_table ? 0 : total);
   C.rest_col_idx =
@@ -297,27 +310,31 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, HostExecSpace> to_compressed_sell(
   C.rest_values =
       typename Matrix::values_type(Kokkos::view_alloc("csell::rest_values", Kokkos::WithoutInitializing), rest_total);
 
-  Kokkos::parallel_for("cispmv::to_compressed_sell::fill", Kokkos::RangePolicy<HostExecSpace>(0, A.num_rows),
-                       [&](const Ordinal r) {
-                         const Ordinal s = r / slice_height;
-                         Offset at = C.slice_ptr(s) + static_cast<Offset>(r - s * slice_height);
-                         Offset rest_at = C.rest_row_ptr(r);
-                         for_each_entry(r, [&](Offset k, bool keep, std::int64_t delta, std::int32_t slot) {
-                           if (keep) {
-                             C.col_delta(at) = static_cast<std::uint16_t>(delta);
-                             if (C.uses_table) {
-                               C.value_index(at) = static_cast<std::uint16_t>(slot);
-                             } else {
-                               C.inline_values(at) = A.values(k);
-                             }
-                             at += static_cast<Offset>(slice_height);
-                           } else {
-                             C.rest_col_idx(rest_at) = A.col_idx(k);
-                             C.rest_values(rest_at) = A.values(k);
-                             ++rest_at;
-                           }
-                         });
-                       });
+  Kokkos::parallel_for(
+      "cispmv::to_compressed_sell::fill", Kokkos::RangePolicy<HostExecSpace>(0, A.num_rows), [&](const Ordinal r) {
+        const Ordinal s = r / slice_height;
+        Offset at = C.slice_ptr(s) + static_cast<Offset>(r - s * slice_height);
+        Offset rest_at = C.rest_row_ptr(r);
+        for_each_entry(r, [&](Offset k, bool keep, std::int64_t jumps, std::int64_t delta, std::int32_t slot) {
+          if (keep) {
+            for (std::int64_t j = 0; j < jumps; ++j) {  // value index / inline value stay 0
+              C.col_delta(at) = Matrix::jump_delta;
+              at += static_cast<Offset>(slice_height);
+            }
+            C.col_delta(at) = static_cast<std::uint16_t>(delta);
+            if (C.uses_table) {
+              C.value_index(at) = static_cast<std::uint16_t>(slot);
+            } else {
+              C.inline_values(at) = A.values(k);
+            }
+            at += static_cast<Offset>(slice_height);
+          } else {
+            C.rest_col_idx(rest_at) = A.col_idx(k);
+            C.rest_values(rest_at) = A.values(k);
+            ++rest_at;
+          }
+        });
+      });
   return C;
 }
 
@@ -326,13 +343,22 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, HostExecSpace> to_compressed_sell(
 template <class Scalar, class Ordinal, class Offset>
 HostCsrMatrix<Scalar, Ordinal, Offset> to_csr(const CompressedSellMatrix<Scalar, Ordinal, Offset, HostExecSpace>& C) {
   const std::size_t n = static_cast<std::size_t>(C.num_rows);
+  using M = CompressedSellMatrix<Scalar, Ordinal, Offset, HostExecSpace>;
+  const Offset h = static_cast<Offset>(C.slice_height);
+  auto slot0 = [&](Ordinal r) {
+    const Ordinal s = r / C.slice_height;
+    return C.slice_ptr(s) + static_cast<Offset>(r - s * C.slice_height);
+  };
   std::vector<Offset> ptr(n + 1, 0);
   for (std::size_t r = 0; r < n; ++r) {
-    ptr[r + 1] = ptr[r] + static_cast<Offset>(C.row_length(r)) + (C.rest_row_ptr(r + 1) - C.rest_row_ptr(r));
+    Offset entries = 0;
+    const Ordinal ri = static_cast<Ordinal>(r);
+    for (Offset i = 0; i < static_cast<Offset>(C.row_length(ri)); ++i)
+      entries += C.col_delta(slot0(ri) + i * h) != M::jump_delta;
+    ptr[r + 1] = ptr[r] + entries + (C.rest_row_ptr(ri + 1) - C.rest_row_ptr(ri));
   }
   HostCsrMatrix<Scalar, Ordinal, Offset> A("csr", C.num_rows, C.num_cols, ptr[n]);
   for (std::size_t r = 0; r <= n; ++r) A.row_ptr(r) = ptr[r];
-  const Offset h = static_cast<Offset>(C.slice_height);
   Kokkos::parallel_for(
       "cispmv::to_csr(csell)", Kokkos::RangePolicy<HostExecSpace>(0, C.num_rows), [&](const Ordinal r) {
         const Ordinal s = r / C.slice_height;
@@ -342,6 +368,11 @@ HostCsrMatrix<Scalar, Ordinal, Offset> to_csr(const CompressedSellMatrix<Scalar,
         const Offset rest_end = C.rest_row_ptr(r + 1);
         Ordinal col = C.first_col(r);
         while (i < length || rest < rest_end) {
+          if (i < length && C.col_delta(base + i * h) == M::jump_delta) {  // a jump slot: no entry
+            col += static_cast<Ordinal>(M::jump_delta);
+            ++i;
+            continue;
+          }
           const Ordinal c_col = i < length ? static_cast<Ordinal>(col + C.col_delta(base + i * h)) : 0;
           if (i < length && (rest == rest_end || c_col < C.rest_col_idx(rest))) {
             A.col_idx(out) = c_col;

@@ -38,37 +38,45 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
     // gathers, so each thread keeps several independent loads in flight (a row's columns form a
     // chain of additions, but the additions are cheap; the loads are what waits).
     constexpr O unroll = 4;
+    constexpr std::uint16_t jump = Matrix::jump_delta;  // a slot that only advances the column
     const Off step = static_cast<Off>(h);
     O k = 0;
     if (A.uses_table) {  // uniform over the matrix: no divergence
       for (; k + unroll <= length; k += unroll, idx += unroll * step) {
+        std::uint16_t d[unroll], v[unroll];
         O c[unroll];
-        std::uint16_t v[unroll];
         for (O u = 0; u < unroll; ++u) {
-          c[u] = static_cast<O>(load_once(A.col_delta(idx + u * step)));
+          d[u] = load_once(A.col_delta(idx + u * step));
           v[u] = load_once(A.value_index(idx + u * step));
         }
-        for (O u = 0; u < unroll; ++u) c[u] = col += c[u];
-        for (O u = 0; u < unroll; ++u) sum += table(v[u]) * this->x(c[u]);
+        for (O u = 0; u < unroll; ++u) c[u] = col += static_cast<O>(d[u]);
+        for (O u = 0; u < unroll; ++u) {
+          if (d[u] != jump) sum += table(v[u]) * this->x(c[u]);
+        }
       }
       for (; k < length; ++k, idx += step) {
-        col += static_cast<O>(load_once(A.col_delta(idx)));
-        sum += table(load_once(A.value_index(idx))) * this->x(col);
+        const std::uint16_t d = load_once(A.col_delta(idx));
+        col += static_cast<O>(d);
+        if (d != jump) sum += table(load_once(A.value_index(idx))) * this->x(col);
       }
     } else {
       for (; k + unroll <= length; k += unroll, idx += unroll * step) {
+        std::uint16_t d[unroll];
         O c[unroll];
         S v[unroll];
         for (O u = 0; u < unroll; ++u) {
-          c[u] = static_cast<O>(load_once(A.col_delta(idx + u * step)));
+          d[u] = load_once(A.col_delta(idx + u * step));
           v[u] = load_once(A.inline_values(idx + u * step));
         }
-        for (O u = 0; u < unroll; ++u) c[u] = col += c[u];
-        for (O u = 0; u < unroll; ++u) sum += v[u] * this->x(c[u]);
+        for (O u = 0; u < unroll; ++u) c[u] = col += static_cast<O>(d[u]);
+        for (O u = 0; u < unroll; ++u) {
+          if (d[u] != jump) sum += v[u] * this->x(c[u]);
+        }
       }
       for (; k < length; ++k, idx += step) {
-        col += static_cast<O>(load_once(A.col_delta(idx)));
-        sum += load_once(A.inline_values(idx)) * this->x(col);
+        const std::uint16_t d = load_once(A.col_delta(idx));
+        col += static_cast<O>(d);
+        if (d != jump) sum += load_once(A.inline_values(idx)) * this->x(col);
       }
     }
     const Off rest_end = A.rest_row_ptr(row + 1);
