@@ -39,22 +39,23 @@ struct FormatChoice {
 
 namespace impl {
 
-/// Fractions of the copy bandwidth each kernel reached in cispmv's benchmarks (perf/results/), with
-/// the row count `rows` of the matrix: a thread-per-row kernel has one thread per row, so on a GPU it
-/// reaches its bandwidth only with about a million rows (H100: Sliced ELLPACK 67-78 % of copy on the
-/// 1M-row matrix and the 1.66M-row FCI Hamiltonian, 17 % on 32K and 61K rows); the vector-per-row
-/// kernels do not depend on it (hybrid 55-62 %, CSR 45-52 %). Host: CSR thread per row reaches
-/// ~85 % of a STREAM copy; the column-major sliced layouts walk each row with a stride of a slice
-/// (2-core measurements: Sliced ELLPACK ~0.3, csell ~0.2 of copy).
+/// Fractions of the copy bandwidth each kernel reached in cispmv's benchmarks, with the row count
+/// `rows` of the matrix (perf/results/2026-11-22-h100/). A thread-per-row kernel has one thread per
+/// row, so on a GPU it reaches its bandwidth only with a few hundred thousand rows: H100, Sliced
+/// ELLPACK 81 % of copy on the 1.66M-row FCI Hamiltonian, 53 % on 245K rows, 16 % on 32K; csell 50 %,
+/// 40 % and 27 % (it also waits on its value-table gathers). The vector-per-row kernels do not depend
+/// on it (hybrid 47-62 %, CSR 48-51 %). Host: CSR thread per row reaches ~85 % of a STREAM copy; the
+/// column-major sliced layouts walk each row with a stride of a slice (2 cores: Sliced ELLPACK ~0.3,
+/// csell ~0.2 of CSR's bandwidth).
 template <class Exec>
 double kernel_efficiency(Format f, double rows) {
   if constexpr (is_gpu_space_v<Exec>) {
-    const double parallel = std::min(1.0, rows / 1.0e6);
+    const double parallel = std::min(1.0, rows / 3.0e5);
     switch (f) {
       case Format::csr: return 0.5;
       case Format::hybrid: return 0.6;
-      case Format::sell: return 0.7 * parallel;
-      case Format::csell: return 0.7 * parallel;
+      case Format::sell: return 0.8 * parallel;
+      case Format::csell: return 0.5 * parallel;
       default: return 0.5;
     }
   } else {
