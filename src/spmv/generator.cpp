@@ -8,6 +8,7 @@
 
 #include "cispmv/generator.hpp"
 #include "cispmv/impl/hash.hpp"
+#include "cispmv/impl/profiling.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -534,10 +535,11 @@ HostCsr generate_ci_matrix(const HostExecutionSpace& exec, const CiMatrixParams&
                 "cispmv::generate_ci_matrix: the execution space must run on the host");
   const CiLayout layout = ci_layout(params);
   const Rules rules = make_rules(params, layout);
-  Kokkos::Profiling::pushRegion("cispmv::generate_ci_matrix");
-  HostCsr A =
-      params.symmetric ? generate_symmetric(exec, rules, progress) : generate_nonsymmetric(exec, rules, progress);
-  Kokkos::Profiling::popRegion();
+  HostCsr A;
+  {
+    const impl::ProfilingRegion region("cispmv::generate_ci_matrix");
+    A = params.symmetric ? generate_symmetric(exec, rules, progress) : generate_nonsymmetric(exec, rules, progress);
+  }
   if (progress) progress(1.0);
   return A;
 }
