@@ -3,7 +3,7 @@
 # registry, so the Kokkos sources come along as a tarball made by `cmake/bootstrap.sh --pack`).
 #
 #   perf/run_on_device.sh STAGE... (stages: build test run bench bench-quick bench-large bench-fci bench-fci-large
-#                                   bench-host bench-host-large ci-matrix ncu ncu-csell report)
+#                                   bench-host bench-host-large ci-matrix ci-e2e ncu ncu-csell report)
 #
 # Environment: RES (results folder, default perf/out; the device tool fetches one tarball of it), KOKKOS_TGZ (default .deps/kokkos-src.tgz),
 # CISPMV_COMMIT (recorded in the reports), ARCH (Kokkos arch, default HOPPER90), JOBS.
@@ -89,6 +89,19 @@ for stage in "$@"; do
       "$bench" --matrix /tmp/h2o_631gd_cisd.mtx --iterations 100 --repetitions 5 --out-dir "$RES" \
         >"$RES/bench-h2o.txt" 2>&1
       echo "exit code $?" | tee -a "$RES/log.txt" ;;
+    ci-e2e)
+      log "cispmv ci end to end (read, reference, space, H built on the GPU, Davidson): H2O/6-31G full CI"
+      for fmt in csr auto; do
+        for sp in "h2o_631g.fcidump --level 10 --all-irreps" "h2o_631g.fcidump --level 10" \
+                  "h2o_631g_fc.fcidump --level 8 --all-irreps" "h2o_631g_pitzer.fcidump --level 2"; do
+          tag=$(echo "$sp-$fmt" | tr ' ' '_' | tr -d '-' | tr '/' '_')
+          /usr/bin/time -v "$cli" ci unit_tests/data/$sp --format $fmt --json "$RES/ci-$tag.json" \
+            >"$RES/ci-$tag.txt" 2>"$RES/ci-$tag.time"
+          echo "ci $sp --format $fmt: exit code $?" | tee -a "$RES/log.txt"
+          grep -E "Elapsed|Maximum resident" "$RES/ci-$tag.time" | tee -a "$RES/log.txt"
+          grep -E "^timings|^total|^nonzeros|total energy" -A1 "$RES/ci-$tag.txt" | tee -a "$RES/log.txt"
+        done
+      done ;;
     bench-host-large)
       log "spmv_bench scaled-262144 (3 GB, larger than the caches) on the host (OpenMP, $(nproc) cores)"
       "$bench" --space host --matrix scaled-262144 --iterations 5 --repetitions 3 --out-dir "$RES" \

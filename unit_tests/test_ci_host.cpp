@@ -4,9 +4,11 @@
 
 #include "cispmv/ci.hpp"
 #include "cispmv/io.hpp"
+#include "cispmv/memory_budget.hpp"
 #include "commands.hpp"
 #include "test_utils.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -401,6 +403,137 @@ TEST(CiHost, TruncatedAndSymmetryRestrictedMatricesAreBlocksOfTheBruteForce) {
   }
 }
 
+// The string-driven builder against the brute force for references other than the lowest orbitals,
+// with integrals that obey ORBSYM (symmetry-forbidden elements skipped) and with one that breaks it
+// (every element computed), in restricted and unrestricted spaces; index_of inverts the space.
+TEST(CiHost, BuilderMatchesBruteForceForAnyReferenceWithAndWithoutSymmetricIntegrals) {
+  const std::vector<int> orbsym = {2, 1, 3, 1, 4, 1};
+  for (const bool broken : {false, true}) {
+    FciDump ints = random_model(6, 6, 7, orbsym);
+    if (broken) ints.set_two(0, 1, 2, 2, 0.05);  // irreps 2 x 1 x 3 x 3: not totally symmetric
+    const auto bf = brute_force_hamiltonian(ints);
+    const Determinant references[] = {{0b000111, 0b000111}, {0b101010, 0b010101}, {0b110001, 0b100011}};
+    for (const Determinant& ref : references) {
+      for (int irrep : {0, 1, 2}) {
+        for (int level = 1; level <= 4; ++level) {
+          if (irrep != 0) {  // the reference must be in the space
+            const auto sym = cispmv::ci::string_irrep(ref.alpha, orbsym) ^ cispmv::ci::string_irrep(ref.beta, orbsym);
+            if (static_cast<int>(sym) != irrep - 1) continue;
+          }
+          const auto space = cispmv::ci::make_determinant_space(6, 3, 3, level, orbsym, irrep, ref);
+          ASSERT_TRUE(space.determinants[0] == ref);
+          for (std::size_t i = 0; i < space.size(); ++i) {
+            ASSERT_EQ(space.index_of(space.alpha_id[i], space.beta_id[i]), static_cast<std::int64_t>(i));
+            ASSERT_LE(cispmv::ci::excitation_level(ref, space.determinants[i]), space.max_level);
+          }
+          // every pair of strings outside the space has no index
+          std::size_t inside = 0;
+          for (std::size_t ja = 0; ja < space.alpha.size(); ++ja) {
+            for (std::size_t jb = 0; jb < space.beta.size(); ++jb) {
+              inside += space.index_of(static_cast<std::int32_t>(ja), static_cast<std::int32_t>(jb)) >= 0;
+            }
+          }
+          ASSERT_EQ(inside, space.size());
+          const auto H = cispmv::ci::build_hamiltonian(ints, space, 0.0);
+          cispmv::validate(H);
+          for (std::size_t i = 0; i < space.size(); ++i) {
+            std::map<int, double> row;
+            for (std::size_t k = H.row_ptr(i); k < H.row_ptr(i + 1); ++k) {
+              if (k > H.row_ptr(i)) {
+                ASSERT_LT(H.col_idx(k - 1), H.col_idx(k)) << "row " << i << " not sorted";
+              }
+              row[H.col_idx(k)] = H.values(k);
+            }
+            for (std::size_t j = 0; j < space.size(); ++j) {
+              const auto& a = space.determinants[i];
+              const auto& b = space.determinants[j];
+              const auto it = bf.find({a.alpha | (a.beta << 6), b.alpha | (b.beta << 6)});
+              const double expected = it == bf.end() ? 0.0 : it->second;
+              const auto got = row.find(static_cast<int>(j));
+              ASSERT_NEAR(got == row.end() ? 0.0 : got->second, expected, 1e-12)
+                  << "broken " << broken << " irrep " << irrep << " level " << level << " element " << i << "," << j;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// The reference: aufbau on the self-consistent Fock diagonal finds the Hartree-Fock determinant of
+// PySCF's files in any orbital order, and every level then has PySCF's determinant count.
+TEST(CiHost, ReferenceIsTheAufbauDeterminantInAnyOrbitalOrder) {
+  const FciDump h2o = cispmv::ci::read_fcidump(data_path("h2o_631g.fcidump"));
+  const auto ref = cispmv::ci::choose_reference(h2o, true);
+  EXPECT_TRUE(ref.determinant == (Determinant{0b11111, 0b11111})) << ref.method;
+  const auto pitzer_order = cispmv::ci::irrep_blocked_order(h2o);
+  cispmv::test::Rng rng(5);
+  std::vector<int> random_order(pitzer_order.size());
+  for (std::size_t p = 0; p < random_order.size(); ++p) random_order[p] = static_cast<int>(p);
+  for (std::size_t p = random_order.size() - 1; p > 0; --p) {
+    std::swap(random_order[p], random_order[static_cast<std::size_t>(rng.uniform() * (p + 1)) % (p + 1)]);
+  }
+  for (const auto& order : {pitzer_order, random_order}) {
+    ASSERT_NE(order, cispmv::ci::irrep_blocked_order(FciDump(13, 10)));  // really permuted
+    const FciDump permuted = cispmv::ci::permute_orbitals(h2o, order);
+    const auto pref = cispmv::ci::choose_reference(permuted, true);
+    // the same orbitals, renumbered
+    std::uint64_t expected = 0;
+    for (std::size_t p = 0; p < order.size(); ++p) {
+      if (order[p] < 5) expected |= std::uint64_t{1} << p;
+    }
+    EXPECT_EQ(pref.determinant.alpha, expected) << pref.method;
+    EXPECT_EQ(pref.determinant.beta, expected);
+    EXPECT_NEAR(pref.energy, ref.energy, 1e-10);
+    for (int level = 1; level <= 4; ++level) {
+      for (bool restrict : {false, true}) {
+        EXPECT_EQ(cispmv::ci::make_determinant_space(permuted, level, restrict).size(),
+                  cispmv::ci::make_determinant_space(h2o, level, restrict).size())
+            << "level " << level;
+      }
+    }
+  }
+  // the file's orbital energies take precedence; a different order of them moves the reference
+  FciDump with_energies = h2o;
+  with_energies.orbital_energies.assign(13, 0.0);
+  for (int p = 0; p < 13; ++p) with_energies.orbital_energies[static_cast<std::size_t>(p)] = 13 - p;
+  const auto reversed = cispmv::ci::choose_reference(with_energies, false);
+  EXPECT_EQ(reversed.determinant.alpha, std::uint64_t{0b11111} << 8);
+  EXPECT_NE(reversed.method.find("FCIDUMP's orbital energies"), std::string::npos);
+}
+
+TEST(CiHost, ReferenceOnRequestIsCheckedAndHonoursTheIrrep) {
+  const FciDump h2o = cispmv::ci::read_fcidump(data_path("h2o_631g.fcidump"));  // ORBSYM 1 1 3 1 2 1 3 3 2 1 1 3 1
+  cispmv::ci::ReferenceRequest given;
+  given.alpha = cispmv::ci::parse_orbital_list("1-4,6", "--alpha");
+  given.beta = cispmv::ci::parse_orbital_list("1-5", "--beta");
+  // alpha 5 -> 6 is irrep 2 -> 1: the determinant has irrep 2, not ISYM = 1
+  EXPECT_THROW(cispmv::ci::choose_reference(h2o, true, given), std::invalid_argument);
+  const auto open = cispmv::ci::choose_reference(h2o, false, given);
+  EXPECT_EQ(open.determinant.alpha, 0b101111u);
+  EXPECT_EQ(open.method, "given occupied orbitals");
+  given.beta = {0, 1, 2, 3};
+  try {
+    cispmv::ci::choose_reference(h2o, false, given);
+    ADD_FAILURE() << "4 beta orbitals accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("5 beta electrons"), std::string::npos) << e.what();
+  }
+  // DOCC per irrep: 3 a1, 0 a2, 1 b1, 1 b2 (Molpro numbering 1, 2=b1, 3=b2, 4=a2 in C2v; here 1,2,3)
+  cispmv::ci::ReferenceRequest docc;
+  docc.docc = cispmv::ci::parse_irrep_counts("3,1,1", "--docc");
+  const auto by_irrep = cispmv::ci::choose_reference(h2o, true, docc);
+  EXPECT_TRUE(by_irrep.determinant == cispmv::ci::choose_reference(h2o, true).determinant);
+  EXPECT_NE(cispmv::ci::describe_determinant(by_irrep.determinant, 13, h2o.orbsym).find("DOCC [3,1,1]"),
+            std::string::npos);
+  docc.docc = {4, 1, 1};  // 12 electrons
+  EXPECT_THROW(cispmv::ci::choose_reference(h2o, true, docc), std::invalid_argument);
+  for (const char* bad : {"", "1-", "3-1", "1,,2", "0", "65", "a"}) {
+    EXPECT_THROW(cispmv::ci::parse_orbital_list(bad, "--alpha"), std::invalid_argument) << bad;
+  }
+  EXPECT_THROW(cispmv::ci::parse_irrep_counts("1,2,3,4,5,6,7,8,9", "--docc"), std::invalid_argument);
+}
+
 TEST(CiHost, HamiltonianIsExactlySymmetricWithSortedRowsAndStoredDiagonal) {
   const FciDump d = cispmv::ci::read_fcidump(data_path("h2o_631g.fcidump"));
   const auto space = cispmv::ci::make_determinant_space(d, 2, false);
@@ -527,6 +660,65 @@ TEST(CiHost, CiCommandPrintsCountsStatisticsAndEnergies) {
   opts.format = "csr";
   opts.roots = 226;  // LiH full CI has 225 determinants
   EXPECT_THROW(cispmv::app::ci_command(opts, out), std::invalid_argument);
+}
+
+TEST(CiHost, CiCommandRefusesWhatDoesNotFitAtOnce) {
+  cispmv::app::CiCommandOptions opts;
+  opts.fcidump = data_path("h2o_631gd.fcidump");  // 19 orbitals: full CI has 135M determinants
+  opts.level = 10;
+  opts.restrict_to_isym = false;
+  opts.max_memory = "100M";
+  std::ostringstream out;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    cispmv::app::ci_command(opts, out);
+    ADD_FAILURE() << "no refusal";
+  } catch (const cispmv::MemoryBudgetError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("not enough host memory"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("determinants"), std::string::npos) << msg;
+  }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
+  // the space fits, the matrix (1.2 GB) does not: refused after the estimate, before the build
+  opts.fcidump = data_path("h2o_631g_fc.fcidump");
+  opts.max_memory = "200M";
+  try {
+    cispmv::app::ci_command(opts, out);
+    ADD_FAILURE() << "no refusal";
+  } catch (const cispmv::MemoryBudgetError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("matrix"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("What would fit"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("--all-irreps"), std::string::npos) << msg;
+  }
+  EXPECT_EQ(out.str().find("hamiltonian count pass"), std::string::npos) << "building started: " << out.str();
+}
+
+TEST(CiHost, CiCommandWritesJsonAndHonoursTheRequestedReference) {
+  cispmv::app::CiCommandOptions opts;
+  opts.fcidump = data_path("h2o_631g_pitzer.fcidump");
+  opts.level = 2;
+  opts.json = "-";
+  std::ostringstream out;
+  ASSERT_EQ(cispmv::app::ci_command(opts, out), 0);
+  const std::string text = out.str();
+  ASSERT_EQ(text.find("cispmv ci:"), std::string::npos) << "text report mixed into JSON";
+  ASSERT_NE(text.find("\"energies\""), std::string::npos) << text;
+  EXPECT_NE(text.find("-76.11408649"), std::string::npos) << text;  // PySCF: -76.114086498352
+  EXPECT_NE(text.find("\"determinants\": 679"), std::string::npos) << text;
+  // an explicit reference: the same determinant as the automatic one, in the file's numbering
+  opts.json.clear();
+  opts.occupied_alpha = "1-3,8,10";
+  opts.occupied_beta = "1-3,8,10";
+  std::ostringstream out2;
+  ASSERT_EQ(cispmv::app::ci_command(opts, out2), 0);
+  EXPECT_NE(out2.str().find("given occupied orbitals"), std::string::npos) << out2.str();
+  EXPECT_NE(out2.str().find("-76.1140864984"), std::string::npos) << out2.str();
+  opts.occupied_beta.clear();
+  EXPECT_THROW(cispmv::app::ci_command(opts, out2), std::invalid_argument);
+  opts.occupied_alpha.clear();
+  opts.max_memory = "lots";
+  EXPECT_THROW(cispmv::app::ci_command(opts, out2), std::invalid_argument);
 }
 
 namespace {

@@ -7,6 +7,7 @@
 #include "cispmv/ci/determinants.hpp"
 #include "cispmv/ci/fcidump.hpp"
 #include "cispmv/ci/hamiltonian.hpp"
+#include "cispmv/ci/reference.hpp"
 #include "cispmv/ci/slater_condon.hpp"
 #include "cispmv/ci/structure.hpp"
 #include "cispmv/solvers/davidson.hpp"

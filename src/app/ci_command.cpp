@@ -6,18 +6,23 @@
 #include "cispmv/ci.hpp"
 #include "cispmv/convert.hpp"
 #include "cispmv/io.hpp"
+#include "cispmv/memory_budget.hpp"
 #include "cispmv/plan.hpp"
 #include "cispmv/registry.hpp"
 #include "cispmv/stats.hpp"
 
 #include <Kokkos_Core.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <fstream>
 #include <iomanip>
+#include <limits>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace cispmv::app {
 
@@ -35,26 +40,33 @@ std::string method_name(const DeterminantSpace& space) {
 }
 
 struct Timings {
-  double read = 0, space = 0, hamiltonian = 0, convert = 0;
+  double read = 0, reference = 0, space = 0, hamiltonian = 0, convert = 0;
 };
 
-template <class Matrix>
-int solve_and_report(const Matrix& A, const HostCsr& H, const FciDump& dump, const CiCommandOptions& options,
-                     const Timings& timings, std::ostream& out) {
+/// What the run found: the end of the text report and the --json file.
+struct CiResult {
+  std::string format, plan, device;
+  std::vector<double> energies, residuals;
+  int iterations = 0, num_spmv = 0;
+  bool converged = false;
+  double davidson_seconds = 0, spmv_seconds = 0;
+};
+
+template <class Matrix, class Diagonal>
+int solve_and_report(const Matrix& A, const Diagonal& diagonal, const FciDump& dump, const CiCommandOptions& options,
+                     const Timings& timings, CiResult& res, std::ostream& out) {
   using Exec = Kokkos::DefaultExecutionSpace;
   const Exec exec;
-  const auto diagonal = Kokkos::create_mirror_view_and_copy(typename Matrix::memory_space(), csr_diagonal(H));
-
   solvers::DavidsonOptions dopts;
   dopts.num_roots = options.roots;
   dopts.residual_tolerance = options.residual_tolerance;
   dopts.max_iterations = options.max_iterations;
   const SpmvPlan<Exec, Matrix> plan(exec, A, dopts.spmv);
-  const auto result = solvers::davidson(exec, plan, diagonal, dopts);
-
   out << "davidson: format " << plan.description() << " on " << Exec::name() << ", " << options.roots
       << (options.roots == 1 ? " root" : " roots") << ", residual tolerance " << std::scientific << std::setprecision(1)
-      << options.residual_tolerance << std::defaultfloat << "\n";
+      << options.residual_tolerance << std::defaultfloat << std::endl;
+  const auto result = solvers::davidson(exec, plan, diagonal, dopts);
+
   out << "  iterations " << result.iterations << ", restarts " << result.restarts << ", SpMVs " << result.num_spmv
       << ", final subspace " << result.subspace_size << ", " << (result.converged ? "converged" : "NOT converged")
       << "\n";
@@ -65,25 +77,31 @@ int solve_and_report(const Matrix& A, const HostCsr& H, const FciDump& dump, con
         << std::setprecision(2) << std::setw(11) << result.residual_norms[c] << std::defaultfloat << "\n";
   }
   out << "  core energy " << std::fixed << std::setprecision(10) << dump.core_energy << std::defaultfloat << "\n";
-  out << "timings (s): read " << std::fixed << std::setprecision(3) << timings.read << ", space " << timings.space
-      << ", hamiltonian " << timings.hamiltonian << ", convert+copy " << timings.convert << ", davidson "
-      << result.total_seconds << " of which spmv " << result.spmv_seconds << " (" << std::setprecision(1)
-      << 100.0 * result.spmv_share() << "%, " << result.num_spmv << " calls, " << std::setprecision(3)
-      << (result.num_spmv > 0 ? 1e3 * result.spmv_seconds / result.num_spmv : 0.0) << " ms each)" << std::defaultfloat
-      << "\n";
+  out << "timings (s): read " << std::fixed << std::setprecision(3) << timings.read << ", reference "
+      << timings.reference << ", space " << timings.space << ", hamiltonian " << timings.hamiltonian
+      << ", convert+copy " << timings.convert << ", davidson " << result.total_seconds << " of which spmv "
+      << result.spmv_seconds << " (" << std::setprecision(1) << 100.0 * result.spmv_share() << "%, " << result.num_spmv
+      << " calls, " << std::setprecision(3) << (result.num_spmv > 0 ? 1e3 * result.spmv_seconds / result.num_spmv : 0.0)
+      << " ms each)" << std::defaultfloat << std::endl;
+  res.format = Matrix::format_name;
+  res.plan = plan.description();
+  res.device = Exec::name();
+  for (int c = 0; c < options.roots; ++c) {
+    res.energies.push_back(result.eigenvalues[c] + dump.core_energy);
+    res.residuals.push_back(result.residual_norms[c]);
+  }
+  res.iterations = result.iterations;
+  res.num_spmv = result.num_spmv;
+  res.converged = result.converged;
+  res.davidson_seconds = result.total_seconds;
+  res.spmv_seconds = result.spmv_seconds;
   return result.converged ? 0 : 1;
 }
 
 /// The space, the matrix and its structure over the excitation levels.
-void print_space_report(const CiCommandOptions& options, const FciDump& dump, const DeterminantSpace& space,
-                        const HostCsr& H, const BoundaryChoice<int>& boundary, std::ostream& out) {
+void print_space_report(const CiCommandOptions& options, const DeterminantSpace& space, const HostCsr& H,
+                        const BoundaryChoice<int>& boundary, std::ostream& out) {
   const StructureStats st = structure_stats(H, space);
-  out << "cispmv ci: " << options.fcidump << "\n";
-  out << "  orbitals " << dump.num_orbitals << ", electrons " << dump.num_electrons << " (alpha " << space.num_alpha
-      << ", beta " << space.num_beta << "), MS2 " << dump.ms2 << ", ISYM " << dump.isym << "\n";
-  out << "  space: " << method_name(space) << " (excitation level <= " << space.max_level << "), irrep "
-      << (space.irrep == 0 ? std::string("unrestricted") : std::to_string(space.irrep) + " only") << "\n";
-  out << "determinants: " << st.rows << "\n";
   out << "nonzeros: " << st.nnz << " (both triangles, diagonal always stored, |H_ij| < " << std::scientific
       << std::setprecision(0) << options.drop_tolerance << std::defaultfloat << " dropped), " << std::setprecision(4)
       << 100.0 * static_cast<double>(st.nnz) / (static_cast<double>(st.rows) * static_cast<double>(st.rows))
@@ -109,54 +127,248 @@ void print_space_report(const CiCommandOptions& options, const FciDump& dump, co
       << " in the expansion region (CSR)\n";
 }
 
+/// The reference the options ask for (automatic when none).
+ReferenceRequest reference_request(const CiCommandOptions& o) {
+  ReferenceRequest r;
+  if (!o.occupied_alpha.empty() || !o.occupied_beta.empty()) {
+    if (o.occupied_alpha.empty() || o.occupied_beta.empty()) {
+      throw std::invalid_argument("cispmv ci: --alpha and --beta go together (the occupied orbitals of each spin)");
+    }
+    r.alpha = parse_orbital_list(o.occupied_alpha, "--alpha");
+    r.beta = parse_orbital_list(o.occupied_beta, "--beta");
+  }
+  if (!o.docc.empty()) r.docc = parse_irrep_counts(o.docc, "--docc");
+  if (!o.socc.empty()) r.socc = parse_irrep_counts(o.socc, "--socc");
+  return r;
+}
+
+/// Bytes one run needs, estimated before anything large is allocated.
+struct MemoryEstimate {
+  double space = 0;      ///< host: determinants, string ids, addressing
+  double matrix = 0;     ///< CSR on the execution space
+  double converted = 0;  ///< the chosen format, when it is not CSR (built on the host from a host CSR)
+  double davidson = 0;   ///< the solver's vectors, on the execution space
+};
+
+[[noreturn]] void refuse(const std::string& where, double need, double have, const std::string& parts,
+                         const std::string& advice) {
+  throw MemoryBudgetError("cispmv ci: not enough " + where + " memory: the run needs about " + format_bytes(need) +
+                          " (" + parts + "), " + format_bytes(have) + " are available. " + advice);
+}
+
+std::string advice(const CiCommandOptions& o, const DeterminantSpace& space, const MemoryEstimate& m) {
+  std::string s = "What would fit: ";
+  if (o.format != "csell") {
+    s += "--format csell stores the matrix in ~" + format_bytes(m.matrix * 0.4) + " on a GPU; ";
+  }
+  if (o.roots > 1) s += "fewer --roots; ";
+  if (!o.restrict_to_isym) s += "dropping --all-irreps keeps only irrep ISYM (~1/4 of the space in C2v); ";
+  s += "a lower --level (now " + std::to_string(space.max_level) +
+       "), or fewer orbitals (frozen core, a smaller basis) in the FCIDUMP.";
+  return s;
+}
+
 }  // namespace
 
-int ci_command(const CiCommandOptions& options, std::ostream& out) {
+int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
+  using Exec = Kokkos::DefaultExecutionSpace;
+  using ExecMemory = Exec::memory_space;
+  constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, ExecMemory>::accessible;
   if (options.roots < 1) throw std::invalid_argument("cispmv ci: --roots must be at least 1");
   if (options.level < 0) throw std::invalid_argument("cispmv ci: --level must be >= 0");
+  if (!(options.drop_tolerance >= 0)) throw std::invalid_argument("cispmv ci: the drop tolerance must be >= 0");
+  if (options.format != "auto") (void)parse_format(options.format);
+  std::size_t budget = std::numeric_limits<std::size_t>::max();
+  if (!options.max_memory.empty()) budget = parse_bytes(options.max_memory, "--max-memory");
+  // --json: check the file can be written before the run, not after it
+  if (!options.json.empty() && options.json != "-") {
+    std::ofstream probe(options.json, std::ios::app);
+    if (!probe) throw std::runtime_error("cispmv ci: cannot write the --json file " + options.json);
+  }
+  std::ostringstream discard;
+  std::ostream& out = options.json == "-" ? static_cast<std::ostream&>(discard) : text_out;
   Timings timings;
   Kokkos::Timer timer;
+  Kokkos::Timer total_timer;
+
   const FciDump dump = read_fcidump(options.fcidump);
   timings.read = timer.seconds();
+  out << "cispmv ci: " << options.fcidump << "\n";
+  out << "  orbitals " << dump.num_orbitals << ", electrons " << dump.num_electrons << ", MS2 " << dump.ms2 << ", ISYM "
+      << dump.isym << ", core energy " << std::fixed << std::setprecision(10) << dump.core_energy << std::defaultfloat
+      << std::endl;
 
   timer.reset();
-  const DeterminantSpace space = make_determinant_space(dump, options.level, options.restrict_to_isym);
+  const Reference reference = choose_reference(dump, options.restrict_to_isym, reference_request(options));
+  timings.reference = timer.seconds();
+  out << "reference: " << describe_determinant(reference.determinant, dump.num_orbitals, dump.orbsym) << "\n";
+  out << "  chosen by " << reference.method << "; energy " << std::fixed << std::setprecision(10)
+      << reference.energy + dump.core_energy << " Eh" << std::defaultfloat << std::endl;
+
+  // The space: counted before it is built, checked against the host's memory.
+  const int nalpha = (dump.num_electrons + dump.ms2) / 2, nbeta = (dump.num_electrons - dump.ms2) / 2;
+  const double count = count_determinants(dump.num_orbitals, nalpha, nbeta, options.level, dump.orbsym,
+                                          options.restrict_to_isym ? dump.isym : 0, reference.determinant);
+  const double host_have = static_cast<double>(std::min(budget, host_available_bytes()));
+  const double device_have = static_cast<double>(std::min(budget, available_bytes<Exec>()));
+  MemoryEstimate mem;
+  mem.space = count * (sizeof(Determinant) + 2 * sizeof(std::int32_t));
+  if (mem.space > 0.9 * host_have) {
+    refuse("host", mem.space, host_have,
+           format_bytes(mem.space) + " for " + std::to_string(count).substr(0, 12) + " determinants alone",
+           "Use a lower --level or fewer orbitals.");
+  }
+  timer.reset();
+  const DeterminantSpace space =
+      make_determinant_space(dump, options.level, options.restrict_to_isym, reference.determinant);
   timings.space = timer.seconds();
+  out << "  space: " << method_name(space) << " (excitation level <= " << space.max_level
+      << " from the reference), irrep "
+      << (space.irrep == 0 ? std::string("unrestricted") : std::to_string(space.irrep) + " only") << "\n";
+  out << "determinants: " << space.size() << std::endl;
   if (static_cast<std::size_t>(options.roots) > space.size()) {
     throw std::invalid_argument("cispmv ci: " + std::to_string(options.roots) + " roots asked for but the space has " +
                                 std::to_string(space.size()) + " determinants");
   }
 
+  // The matrix: its nonzeros estimated from the exact lengths of up to 4096 rows spread over the space.
+  {
+    const std::size_t n = space.size();
+    const std::size_t samples = std::min<std::size_t>(n, 4096);
+    std::vector<std::int64_t> rows(samples);
+    for (std::size_t i = 0; i < samples; ++i) rows[i] = static_cast<std::int64_t>(i * n / samples);
+    HamiltonianOptions hopt;
+    hopt.drop_tolerance = options.drop_tolerance;
+    const auto lengths = hamiltonian_row_lengths(dump, space, rows, hopt);
+    double sum = 0;
+    for (std::size_t l : lengths) sum += static_cast<double>(l);
+    const double nnz = samples ? sum / static_cast<double>(samples) * static_cast<double>(n) : 0.0;
+    const double rows_d = static_cast<double>(n);
+    mem.matrix = nnz * (sizeof(double) + sizeof(int)) + (rows_d + 1) * sizeof(std::size_t);
+    const bool converts = options.format != "csr";
+    mem.converted = converts ? mem.matrix : 0.0;  // a format of the same order (auto may keep CSR)
+    const int subspace = std::max(24, 8 * options.roots);
+    mem.davidson = (2.0 * subspace + 4.0 * options.roots + 4.0) * rows_d * sizeof(double);
+    out << "memory estimate: matrix " << format_bytes(mem.matrix) << " in CSR (~" << std::setprecision(3) << nnz / 1e6
+        << std::defaultfloat << "M nonzeros), solver " << format_bytes(mem.davidson) << "; available: host "
+        << format_bytes(host_have) << (on_host ? "" : ", device " + format_bytes(device_have)) << std::endl;
+    const std::string parts = "matrix " + format_bytes(mem.matrix) +
+                              (converts ? ", converted copy " + format_bytes(mem.converted) : std::string()) +
+                              ", Davidson vectors " + format_bytes(mem.davidson) + ", space " + format_bytes(mem.space);
+    if (on_host) {
+      const double need = mem.space + mem.matrix + mem.converted + mem.davidson;
+      if (need > 0.9 * host_have) refuse("host", need, host_have, parts, advice(options, space, mem));
+    } else {
+      const double device_need = mem.matrix + mem.davidson;
+      if (device_need > 0.95 * device_have)
+        refuse("device", device_need, device_have, parts, advice(options, space, mem));
+      const double host_need = mem.space + (converts ? mem.matrix + mem.converted : 0.0);
+      if (host_need > 0.9 * host_have) refuse("host", host_need, host_have, parts, advice(options, space, mem));
+    }
+  }
+
+  // The Hamiltonian, built on the execution space the solver runs on.
   timer.reset();
-  const HostCsr H = build_hamiltonian(dump, space, options.drop_tolerance);
+  HamiltonianOptions hopt;
+  hopt.drop_tolerance = options.drop_tolerance;
+  if (options.progress) {
+    hopt.progress = [&out, last = -1](const char* pass, double fraction) mutable {
+      const int percent = static_cast<int>(100 * fraction);
+      if (percent / 25 != last / 25 || percent == 100) {
+        out << "  hamiltonian " << pass << " pass: " << percent << "%" << std::endl;
+        last = percent;
+      }
+      if (percent == 100) last = -1;
+    };
+  }
+  CsrMatrix<double, int, std::size_t, Exec> H_exec;
+  try {
+    H_exec = build_hamiltonian(Exec(), dump, space, hopt);
+  } catch (const std::runtime_error& e) {  // a Kokkos allocation failure on the device
+    throw MemoryBudgetError(std::string("cispmv ci: allocating the Hamiltonian (estimated ") +
+                            format_bytes(mem.matrix) + ") on " + Exec::name() + " failed: " + e.what());
+  }
   timings.hamiltonian = timer.seconds();
+  const std::size_t nnz = H_exec.nnz();
+  out << "nonzeros: " << nnz << " (both triangles, diagonal always stored, |H_ij| < " << std::scientific
+      << std::setprecision(0) << options.drop_tolerance << std::defaultfloat << " dropped), built on " << Exec::name()
+      << " in " << std::fixed << std::setprecision(3) << timings.hamiltonian << " s" << std::defaultfloat << std::endl;
 
-  const auto boundary = choose_boundary(H);
-  print_space_report(options, dump, space, H, boundary, out);
-
-  if (!options.write_mtx.empty()) {
-    write_matrix_market(options.write_mtx, H, true);
-    out << "wrote " << options.write_mtx << " (Matrix Market, symmetric; values without the core energy)\n";
-  }
-
-  // every format takes the same path: build on the host (registry), move to the device, solve
-  timer.reset();
-  FormatParams params;
-  params.boundary = boundary.boundary;
-  Format format = Format::csr;
-  if (options.format == "auto") {
-    const FormatChoice choice = choose_format<Kokkos::DefaultExecutionSpace>(H);
-    format = choice.format;
-    out << "automatic format choice: " << choice.summary() << "\n";
+  CiResult res;
+  int status = 0;
+  const bool device_csr_only = !on_host && options.format == "csr" && options.write_mtx.empty();
+  if (device_csr_only) {
+    // CSR stays where it was built: no host copy at all
+    const auto diagonal = csr_diagonal(Exec(), H_exec);
+    status = solve_and_report(H_exec, diagonal, dump, options, timings, res, out);
   } else {
-    format = parse_format(options.format);
+    // other formats are converted from a host CSR (the host copy of a device-built matrix)
+    timer.reset();
+    // the same Views on a host build; a copy of a device-built matrix, whose device copy then goes
+    HostCsr H = H_exec.template map_views<Kokkos::DefaultHostExecutionSpace>(
+        [](const auto& v) { return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v); });
+    if (!on_host) H_exec = {};
+    const auto boundary = choose_boundary(H);
+    print_space_report(options, space, H, boundary, out);
+    if (!options.write_mtx.empty()) {
+      write_matrix_market(options.write_mtx, H, true);
+      out << "wrote " << options.write_mtx << " (Matrix Market, symmetric; values without the core energy)\n";
+    }
+    FormatParams params;
+    params.boundary = boundary.boundary;
+    Format format = Format::csr;
+    if (options.format == "auto") {
+      const FormatChoice choice = choose_format<Exec>(H);
+      format = choice.format;
+      out << "automatic format choice: " << choice.summary() << "\n";
+    } else {
+      format = parse_format(options.format);
+    }
+    const auto diagonal = Kokkos::create_mirror_view_and_copy(ExecMemory(), csr_diagonal(H));
+    status = with_host_format(format, H, params, [&](const auto& host_format) {
+      const auto A = to_device<Exec>(host_format);
+      Kokkos::fence();
+      timings.convert = timer.seconds();
+      return solve_and_report(A, diagonal, dump, options, timings, res, out);
+    });
   }
-  return with_host_format(format, H, params, [&](const auto& host_format) {
-    const auto A = to_device<Kokkos::DefaultExecutionSpace>(host_format);
-    Kokkos::fence();
-    timings.convert = timer.seconds();
-    return solve_and_report(A, H, dump, options, timings, out);
-  });
+  out << "total " << std::fixed << std::setprecision(3) << total_timer.seconds() << " s" << std::defaultfloat
+      << std::endl;
+
+  if (!options.json.empty()) {
+    nlohmann::json j;
+    j["fcidump"] = options.fcidump;
+    j["orbitals"] = dump.num_orbitals;
+    j["electrons"] = dump.num_electrons;
+    j["ms2"] = dump.ms2;
+    j["isym"] = dump.isym;
+    j["core_energy"] = dump.core_energy;
+    j["reference"] = {{"occupation", describe_determinant(reference.determinant, dump.num_orbitals, dump.orbsym)},
+                      {"method", reference.method},
+                      {"energy", reference.energy + dump.core_energy}};
+    j["space"] = {{"method", method_name(space)},
+                  {"max_level", space.max_level},
+                  {"irrep", space.irrep},
+                  {"determinants", space.size()}};
+    std::vector<std::size_t> per_level;
+    for (int l = 0; l <= space.max_level; ++l) per_level.push_back(space.level_size(l));
+    j["space"]["determinants_per_level"] = per_level;
+    j["matrix"] = {{"nonzeros", nnz}, {"built_on", Exec::name()}};
+    j["davidson"] = {{"format", res.format},         {"plan", res.plan},           {"device", res.device},
+                     {"roots", options.roots},       {"energies", res.energies},   {"residual_norms", res.residuals},
+                     {"iterations", res.iterations}, {"spmv_calls", res.num_spmv}, {"converged", res.converged}};
+    j["timings_s"] = {{"read", timings.read},       {"reference", timings.reference},
+                      {"space", timings.space},     {"hamiltonian", timings.hamiltonian},
+                      {"convert", timings.convert}, {"davidson", res.davidson_seconds},
+                      {"spmv", res.spmv_seconds},   {"total", total_timer.seconds()}};
+    if (options.json == "-") {
+      text_out << j.dump(2) << std::endl;
+    } else {
+      std::ofstream f(options.json, std::ios::trunc);
+      if (!(f << j.dump(2) << "\n")) throw std::runtime_error("cispmv ci: cannot write " + options.json);
+    }
+  }
+  return status;
 }
 
 }  // namespace cispmv::app

@@ -35,6 +35,13 @@ struct CiCommandOptions {
   double residual_tolerance = 1e-6;  ///< Davidson convergence: residual 2-norm of every root
   int max_iterations = 200;          ///< Davidson iterations
   double drop_tolerance = 1e-14;     ///< off-diagonal |H_ij| below this are not stored
+  std::string occupied_alpha;        ///< reference: occupied alpha orbitals, 1-based list ("1-4,6"); with beta
+  std::string occupied_beta;         ///< reference: occupied beta orbitals
+  std::string docc;                  ///< reference: doubly occupied orbitals per irrep ("3,0,1,1")
+  std::string socc;                  ///< reference: singly occupied orbitals per irrep
+  std::string max_memory;            ///< budget on top of the machine's ("8G"); empty: what is available
+  std::string json;                  ///< write the results as JSON there ('-' = stdout, then no text report)
+  bool progress = true;              ///< progress lines for the long stages
 };
 
 /// A .mtx / .cispmv file, or a suite matrix generated on the fly; `description` says which.

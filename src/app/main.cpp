@@ -84,6 +84,15 @@ int main(int argc, char* argv[]) {
   ci_cmd->add_option("--tolerance", ci.residual_tolerance, "Davidson residual norm tolerance");
   ci_cmd->add_option("--max-iterations", ci.max_iterations, "Davidson iterations")->check(CLI::PositiveNumber);
   ci_cmd->add_flag("!--all-irreps", ci.restrict_to_isym, "keep determinants of every irreducible representation");
+  ci_cmd->add_option("--alpha", ci.occupied_alpha,
+                     "reference: occupied alpha orbitals, 1-based, e.g. 1-4,6 (with --beta; default: aufbau)");
+  ci_cmd->add_option("--beta", ci.occupied_beta, "reference: occupied beta orbitals, 1-based");
+  ci_cmd->add_option("--docc", ci.docc, "reference: doubly occupied orbitals per irrep (Psi4 DOCC), e.g. 3,0,1,1");
+  ci_cmd->add_option("--socc", ci.socc, "reference: singly occupied (alpha) orbitals per irrep (Psi4 SOCC)");
+  ci_cmd->add_option("--max-memory", ci.max_memory,
+                     "memory the run may use on the host and on the device, e.g. 8G (default: what is free)");
+  ci_cmd->add_option("--json", ci.json, "also write the results as JSON to this file ('-': stdout, no text report)");
+  ci_cmd->add_flag("!--no-progress", ci.progress, "no progress lines for the Hamiltonian passes");
 
   CLI11_PARSE(cli, argc, argv);
   try {

@@ -1,6 +1,7 @@
 // Truncated-CI determinant spaces (CIS, CISD, ..., full CI), ordered by excitation level.
 #include "cispmv/ci/determinants.hpp"
 #include "cispmv/ci/fcidump.hpp"
+#include "cispmv/ci/reference.hpp"
 #include "cispmv/errors.hpp"
 
 #include <algorithm>
@@ -44,25 +45,118 @@ double binomial(int n, int k) {
   return b;
 }
 
-// The occupation strings of one spin with `nel` electrons, grouped by excitation rank from the
-// reference string (lowest `nel` orbitals): rank k moves k electrons from the lowest `nel` orbitals
-// to the others. Holes outer, particles inner, both in increasing bit order.
-std::vector<std::vector<std::uint64_t>> strings_by_rank(int norb, int nel, int max_rank) {
-  const std::uint64_t reference = low_bits(nel);
-  std::vector<std::vector<std::uint64_t>> out(static_cast<std::size_t>(max_rank) + 1);
+// OR of list[b] over the set bits b of `mask`: a combination of positions in `list` as orbitals.
+std::uint64_t scatter(std::uint64_t mask, const std::vector<int>& list) {
+  std::uint64_t s = 0;
+  for (; mask != 0; mask &= mask - 1) s |= std::uint64_t{1} << list[static_cast<std::size_t>(__builtin_ctzll(mask))];
+  return s;
+}
+
+// The strings of one spin up to excitation rank `max_rank` from `reference`: rank k moves k electrons
+// from the reference's occupied orbitals to its empty ones. Holes outer, particles inner, both in
+// increasing order of their position masks (for the lowest orbitals occupied, increasing bit order).
+SpinStrings make_spin_strings(int norb, std::uint64_t reference, int max_rank, const std::vector<int>& orbsym,
+                              bool by_irrep) {
+  std::vector<int> occ, vir;
+  for (int p = 0; p < norb; ++p) ((reference >> p) & 1u ? occ : vir).push_back(p);
+  const int nel = static_cast<int>(occ.size());
+  const int nvir = static_cast<int>(vir.size());
+  SpinStrings out;
+  out.rank_offset.push_back(0);
   for (int k = 0; k <= max_rank; ++k) {
-    const double count = binomial(nel, k) * binomial(norb - nel, k);
-    if (count > static_cast<double>(std::numeric_limits<std::int32_t>::max())) {
+    const double count = binomial(nel, k) * binomial(nvir, k);
+    if (count + static_cast<double>(out.strings.size()) >
+        static_cast<double>(std::numeric_limits<std::int32_t>::max())) {
       throw std::invalid_argument("cispmv::make_determinant_space: " + std::to_string(count) +
                                   " strings of excitation rank " + std::to_string(k) + " is more than supported");
     }
-    out[k].reserve(static_cast<std::size_t>(count));
+    out.strings.reserve(out.strings.size() + static_cast<std::size_t>(count));
     for_each_combination(nel, k, [&](std::uint64_t holes) {
-      for_each_combination(
-          norb - nel, k, [&](std::uint64_t particles) { out[k].push_back((reference ^ holes) | (particles << nel)); });
+      const std::uint64_t kept = reference ^ scatter(holes, occ);
+      for_each_combination(nvir, k,
+                           [&](std::uint64_t particles) { out.strings.push_back(kept | scatter(particles, vir)); });
     });
+    out.rank_offset.push_back(out.strings.size());
+  }
+  const std::size_t n = out.strings.size();
+  out.rank.resize(n);
+  out.irrep.resize(n);
+  out.position.resize(n);
+  for (int k = 0; k <= max_rank; ++k) {
+    std::array<std::int32_t, 8> next{};
+    for (std::size_t id = out.rank_offset[k]; id < out.rank_offset[k + 1]; ++id) {
+      const std::uint32_t sym = string_irrep(out.strings[id], orbsym);
+      out.rank[id] = static_cast<std::uint8_t>(k);
+      out.irrep[id] = static_cast<std::uint8_t>(sym);
+      out.position[id] = next[by_irrep ? sym : 0]++;
+    }
   }
   return out;
+}
+
+// Strings of each rank and irrep: [rank][irrep].
+std::vector<std::array<double, 8>> histogram(const SpinStrings& s) {
+  std::vector<std::array<double, 8>> h(static_cast<std::size_t>(s.max_rank()) + 1);
+  for (auto& row : h) row.fill(0.0);
+  for (std::size_t id = 0; id < s.size(); ++id) h[s.rank[id]][s.irrep[id]] += 1.0;
+  return h;
+}
+
+struct SpaceShape {
+  SpinStrings alpha, beta;
+  int level = 0;
+  double total = 0;
+};
+
+SpaceShape space_shape(int num_orbitals, int num_alpha, int num_beta, int max_level, const std::vector<int>& orbsym,
+                       int irrep, const Determinant& reference) {
+  const std::string where = "cispmv::make_determinant_space: ";
+  if (num_orbitals < 1 || num_orbitals > max_orbitals) {
+    throw std::invalid_argument(where + std::to_string(num_orbitals) +
+                                " orbitals; determinants are 64-bit strings, so 1..64 are supported");
+  }
+  if (num_alpha < 0 || num_alpha > num_orbitals || num_beta < 0 || num_beta > num_orbitals) {
+    throw std::invalid_argument(where + std::to_string(num_alpha) + " alpha and " + std::to_string(num_beta) +
+                                " beta electrons do not fit in " + std::to_string(num_orbitals) + " orbitals");
+  }
+  if (max_level < 0) throw std::invalid_argument(where + "negative excitation level " + std::to_string(max_level));
+  if (irrep < 0 || irrep > 8) throw std::invalid_argument(where + "irrep " + std::to_string(irrep) + " not in 0..8");
+  if (orbsym.size() != static_cast<std::size_t>(num_orbitals)) {
+    throw std::invalid_argument(where + "orbsym has " + std::to_string(orbsym.size()) + " entries for " +
+                                std::to_string(num_orbitals) + " orbitals");
+  }
+  for (int s : orbsym) {
+    if (s < 1 || s > 8) throw std::invalid_argument(where + "orbsym value " + std::to_string(s) + " not in 1..8");
+  }
+  const std::uint64_t mask = low_bits(num_orbitals);
+  if ((reference.alpha & ~mask) != 0 || (reference.beta & ~mask) != 0 ||
+      __builtin_popcountll(reference.alpha) != num_alpha || __builtin_popcountll(reference.beta) != num_beta) {
+    throw std::invalid_argument(where + "the reference determinant has " +
+                                std::to_string(__builtin_popcountll(reference.alpha)) + " alpha and " +
+                                std::to_string(__builtin_popcountll(reference.beta)) + " beta electrons, the space " +
+                                std::to_string(num_alpha) + " and " + std::to_string(num_beta) + " in " +
+                                std::to_string(num_orbitals) + " orbitals");
+  }
+  SpaceShape shape;
+  const int max_rank_alpha = std::min(num_alpha, num_orbitals - num_alpha);
+  const int max_rank_beta = std::min(num_beta, num_orbitals - num_beta);
+  shape.level = std::min(max_level, max_rank_alpha + max_rank_beta);
+  shape.alpha = make_spin_strings(num_orbitals, reference.alpha, std::min(shape.level, max_rank_alpha), orbsym, false);
+  shape.beta =
+      make_spin_strings(num_orbitals, reference.beta, std::min(shape.level, max_rank_beta), orbsym, irrep != 0);
+  const auto ha = histogram(shape.alpha);
+  const auto hb = histogram(shape.beta);
+  const std::uint32_t target = irrep == 0 ? 0 : static_cast<std::uint32_t>(irrep - 1);
+  for (int ka = 0; ka <= shape.alpha.max_rank(); ++ka) {
+    for (int kb = 0; kb <= shape.beta.max_rank() && ka + kb <= shape.level; ++kb) {
+      for (std::uint32_t sa = 0; sa < 8; ++sa) {
+        double nb = 0.0;
+        for (std::uint32_t sb = 0; sb < 8; ++sb) nb += (irrep == 0 || (sa ^ sb) == target) ? hb[kb][sb] : 0.0;
+        shape.total += ha[ka][sa] * nb;
+      }
+    }
+  }
+  return shape;
 }
 
 }  // namespace
@@ -78,109 +172,124 @@ std::uint32_t string_irrep(std::uint64_t string, const std::vector<int>& orbsym)
 }
 
 DeterminantSpace make_determinant_space(int num_orbitals, int num_alpha, int num_beta, int max_level,
-                                        const std::vector<int>& orbsym, int irrep) {
+                                        const std::vector<int>& orbsym_in, int irrep, const Determinant& reference) {
   const std::string where = "cispmv::make_determinant_space: ";
-  if (num_orbitals < 1 || num_orbitals > max_orbitals) {
-    throw std::invalid_argument(where + std::to_string(num_orbitals) +
-                                " orbitals; determinants are 64-bit strings, so 1..64 are supported");
+  if (irrep != 0 && orbsym_in.empty()) throw std::invalid_argument(where + "an irrep restriction needs orbsym");
+  const std::vector<int> orbsym =
+      orbsym_in.empty() ? std::vector<int>(static_cast<std::size_t>(std::max(0, num_orbitals)), 1) : orbsym_in;
+  SpaceShape shape = space_shape(num_orbitals, num_alpha, num_beta, max_level, orbsym, irrep, reference);
+  if (shape.total > static_cast<double>(std::numeric_limits<int>::max() - 1)) {
+    throw std::invalid_argument(where + "the space has " + std::to_string(shape.total) +
+                                " determinants, more than int matrix indices allow");
   }
-  if (num_alpha < 0 || num_alpha > num_orbitals || num_beta < 0 || num_beta > num_orbitals) {
-    throw std::invalid_argument(where + std::to_string(num_alpha) + " alpha and " + std::to_string(num_beta) +
-                                " beta electrons do not fit in " + std::to_string(num_orbitals) + " orbitals");
-  }
-  if (max_level < 0) throw std::invalid_argument(where + "negative excitation level " + std::to_string(max_level));
-  if (irrep < 0 || irrep > 8) throw std::invalid_argument(where + "irrep " + std::to_string(irrep) + " not in 0..8");
-  if (!orbsym.empty() && orbsym.size() != static_cast<std::size_t>(num_orbitals)) {
-    throw std::invalid_argument(where + "orbsym has " + std::to_string(orbsym.size()) + " entries for " +
-                                std::to_string(num_orbitals) + " orbitals");
-  }
-  if (irrep != 0 && orbsym.empty()) throw std::invalid_argument(where + "an irrep restriction needs orbsym");
 
   DeterminantSpace space;
   space.num_orbitals = num_orbitals;
   space.num_alpha = num_alpha;
   space.num_beta = num_beta;
   space.irrep = irrep;
-  space.orbsym = orbsym.empty() ? std::vector<int>(static_cast<std::size_t>(num_orbitals), 1) : orbsym;
-  for (int s : space.orbsym) {
-    if (s < 1 || s > 8) throw std::invalid_argument(where + "orbsym value " + std::to_string(s) + " not in 1..8");
-  }
-  space.reference = {low_bits(num_alpha), low_bits(num_beta)};
-  const int max_rank_alpha = std::min(num_alpha, num_orbitals - num_alpha);
-  const int max_rank_beta = std::min(num_beta, num_orbitals - num_beta);
-  space.max_level = std::min(max_level, max_rank_alpha + max_rank_beta);
+  space.orbsym = orbsym;
+  space.reference = reference;
+  space.max_level = shape.level;
+  space.alpha = std::move(shape.alpha);
+  space.beta = std::move(shape.beta);
+  const SpinStrings& A = space.alpha;
+  const SpinStrings& B = space.beta;
   const int level = space.max_level;
-
-  const auto alpha = strings_by_rank(num_orbitals, num_alpha, std::min(level, max_rank_alpha));
-  const auto beta = strings_by_rank(num_orbitals, num_beta, std::min(level, max_rank_beta));
-
-  // Irrep of every string, and per rank a histogram over irreps, to count the space before filling it.
-  auto irreps_of = [&](const std::vector<std::vector<std::uint64_t>>& strings) {
-    std::vector<std::vector<std::uint32_t>> sym(strings.size());
-    std::vector<std::array<double, 8>> hist(strings.size());
-    for (std::size_t k = 0; k < strings.size(); ++k) {
-      hist[k].fill(0.0);
-      sym[k].resize(strings[k].size());
-      for (std::size_t s = 0; s < strings[k].size(); ++s) {
-        sym[k][s] = string_irrep(strings[k][s], space.orbsym);
-        hist[k][sym[k][s]] += 1.0;
-      }
-    }
-    return std::make_pair(sym, hist);
-  };
-  const auto [alpha_sym, alpha_hist] = irreps_of(alpha);
-  const auto [beta_sym, beta_hist] = irreps_of(beta);
+  const std::size_t nkb = static_cast<std::size_t>(B.max_rank()) + 1;
   const std::uint32_t target = irrep == 0 ? 0 : static_cast<std::uint32_t>(irrep - 1);
 
-  double total = 0.0;
-  for (int l = 0; l <= level; ++l) {
-    for (int ka = 0; ka <= l; ++ka) {
-      const int kb = l - ka;
-      if (ka >= static_cast<int>(alpha.size()) || kb >= static_cast<int>(beta.size())) continue;
-      for (std::uint32_t sa = 0; sa < 8; ++sa) {
-        if (irrep == 0) {
-          double nb = 0.0;
-          for (std::uint32_t sb = 0; sb < 8; ++sb) nb += beta_hist[kb][sb];
-          total += alpha_hist[ka][sa] * nb;
-        } else {
-          total += alpha_hist[ka][sa] * beta_hist[kb][sa ^ target];
-        }
+  // Beta strings per (rank, irrep) and per rank: what one alpha string pairs with in a block.
+  const auto hb = histogram(B);
+  auto partners = [&](std::size_t kb, std::uint32_t alpha_irrep) {
+    if (irrep != 0) return static_cast<std::int64_t>(hb[kb][alpha_irrep ^ target]);
+    return static_cast<std::int64_t>(B.rank_offset[kb + 1] - B.rank_offset[kb]);
+  };
+  // Offsets of each alpha string inside its blocks, and the blocks' sizes.
+  space.alpha_block_position.assign(A.size() * nkb, 0);
+  std::vector<std::int64_t> block_size(static_cast<std::size_t>(A.max_rank() + 1) * nkb, 0);
+  for (int ka = 0; ka <= A.max_rank(); ++ka) {
+    for (std::size_t kb = 0; kb < nkb; ++kb) {
+      std::int64_t at = 0;
+      for (std::size_t ja = A.rank_offset[ka]; ja < A.rank_offset[ka + 1]; ++ja) {
+        space.alpha_block_position[ja * nkb + kb] = at;
+        at += partners(kb, A.irrep[ja]);
       }
+      block_size[static_cast<std::size_t>(ka) * nkb + kb] = at;
     }
   }
-  if (total > static_cast<double>(std::numeric_limits<int>::max() - 1)) {
-    throw std::invalid_argument(where + "the space has " + std::to_string(total) +
-                                " determinants, more than int matrix indices allow");
-  }
-
-  space.determinants.reserve(static_cast<std::size_t>(total));
+  // Blocks in the order of the space: by level, then by alpha rank.
+  space.block_start.assign(static_cast<std::size_t>(A.max_rank() + 1) * nkb, -1);
   space.level_offset.assign(static_cast<std::size_t>(level) + 2, 0);
+  std::int64_t total = 0;
   for (int l = 0; l <= level; ++l) {
-    space.level_offset[l] = space.determinants.size();
-    for (int ka = 0; ka <= l; ++ka) {
+    space.level_offset[static_cast<std::size_t>(l)] = static_cast<std::size_t>(total);
+    for (int ka = 0; ka <= std::min(l, A.max_rank()); ++ka) {
       const int kb = l - ka;
-      if (ka >= static_cast<int>(alpha.size()) || kb >= static_cast<int>(beta.size())) continue;
-      for (std::size_t a = 0; a < alpha[ka].size(); ++a) {
-        for (std::size_t b = 0; b < beta[kb].size(); ++b) {
-          if (irrep != 0 && (alpha_sym[ka][a] ^ beta_sym[kb][b]) != target) continue;
-          space.determinants.push_back({alpha[ka][a], beta[kb][b]});
+      if (kb > B.max_rank()) continue;
+      const std::size_t b = static_cast<std::size_t>(ka) * nkb + static_cast<std::size_t>(kb);
+      space.block_start[b] = total;
+      total += block_size[b];
+    }
+  }
+  space.level_offset[static_cast<std::size_t>(level) + 1] = static_cast<std::size_t>(total);
+
+  space.determinants.resize(static_cast<std::size_t>(total));
+  space.alpha_id.resize(static_cast<std::size_t>(total));
+  space.beta_id.resize(static_cast<std::size_t>(total));
+  for (int ka = 0; ka <= A.max_rank(); ++ka) {
+    for (int kb = 0; kb <= B.max_rank() && ka + kb <= level; ++kb) {
+      const std::int64_t start = space.block_start[static_cast<std::size_t>(ka) * nkb + static_cast<std::size_t>(kb)];
+      for (std::size_t ja = A.rank_offset[ka]; ja < A.rank_offset[ka + 1]; ++ja) {
+        const std::int64_t base = start + space.alpha_block_position[ja * nkb + static_cast<std::size_t>(kb)];
+        for (std::size_t jb = B.rank_offset[kb]; jb < B.rank_offset[kb + 1]; ++jb) {
+          if (irrep != 0 && (A.irrep[ja] ^ B.irrep[jb]) != target) continue;
+          const std::size_t i = static_cast<std::size_t>(base + B.position[jb]);
+          space.determinants[i] = {A.strings[ja], B.strings[jb]};
+          space.alpha_id[i] = static_cast<std::int32_t>(ja);
+          space.beta_id[i] = static_cast<std::int32_t>(jb);
         }
       }
     }
   }
-  space.level_offset[static_cast<std::size_t>(level) + 1] = space.determinants.size();
   return space;
 }
 
-DeterminantSpace make_determinant_space(const FciDump& dump, int max_level, bool restrict_to_isym) {
-  const int nalpha = (dump.num_electrons + dump.ms2) / 2;
-  const int nbeta = (dump.num_electrons - dump.ms2) / 2;
+DeterminantSpace make_determinant_space(int num_orbitals, int num_alpha, int num_beta, int max_level,
+                                        const std::vector<int>& orbsym, int irrep) {
+  const int n = std::clamp(num_orbitals, 0, max_orbitals);
+  return make_determinant_space(num_orbitals, num_alpha, num_beta, max_level, orbsym, irrep,
+                                {low_bits(std::clamp(num_alpha, 0, n)), low_bits(std::clamp(num_beta, 0, n))});
+}
+
+double count_determinants(int num_orbitals, int num_alpha, int num_beta, int max_level, const std::vector<int>& orbsym,
+                          int irrep, const Determinant& reference) {
+  const std::vector<int> sym =
+      orbsym.empty() ? std::vector<int>(static_cast<std::size_t>(std::max(0, num_orbitals)), 1) : orbsym;
+  return space_shape(num_orbitals, num_alpha, num_beta, max_level, sym, irrep, reference).total;
+}
+
+namespace {
+void check_parity(const FciDump& dump) {
   if ((dump.num_electrons + dump.ms2) % 2 != 0) {
     throw std::invalid_argument("cispmv::make_determinant_space: NELEC = " + std::to_string(dump.num_electrons) +
                                 " and MS2 = " + std::to_string(dump.ms2) + " differ in parity");
   }
-  return make_determinant_space(dump.num_orbitals, nalpha, nbeta, max_level, dump.orbsym,
-                                restrict_to_isym ? dump.isym : 0);
+}
+}  // namespace
+
+DeterminantSpace make_determinant_space(const FciDump& dump, int max_level, bool restrict_to_isym,
+                                        const Determinant& reference) {
+  check_parity(dump);
+  return make_determinant_space(dump.num_orbitals, (dump.num_electrons + dump.ms2) / 2,
+                                (dump.num_electrons - dump.ms2) / 2, max_level, dump.orbsym,
+                                restrict_to_isym ? dump.isym : 0, reference);
+}
+
+DeterminantSpace make_determinant_space(const FciDump& dump, int max_level, bool restrict_to_isym) {
+  check_parity(dump);
+  return make_determinant_space(dump, max_level, restrict_to_isym,
+                                choose_reference(dump, restrict_to_isym).determinant);
 }
 
 std::vector<std::size_t> count_determinants_per_level(int num_orbitals, int num_alpha, int num_beta, int max_level) {

@@ -233,6 +233,9 @@ FciDump header_from_namelist(const Namelist& entries, const std::string& source,
 /// Reads the integral lines `value i j k l` into `dump`.
 void read_integrals(std::istream& in, const std::string& source, int& line_no, FciDump& dump) {
   const int norb = dump.num_orbitals;
+  std::vector<double> energies(static_cast<std::size_t>(norb), 0.0);
+  int num_energies = 0;
+  std::vector<char> has_energy(static_cast<std::size_t>(norb), 0);
   std::string text;
   while (std::getline(in, text)) {
     ++line_no;
@@ -268,7 +271,10 @@ void read_integrals(std::istream& in, const std::string& source, int& line_no, F
     } else if (i >= 0 && j >= 0 && k < 0 && l < 0) {
       dump.set_one(i, j, value);
     } else if (i >= 0 && j < 0 && k < 0 && l < 0) {
-      // Orbital energy: not part of the Hamiltonian.
+      // Orbital energy: not part of the Hamiltonian; it orders the orbitals for the reference.
+      energies[static_cast<std::size_t>(i)] = value;
+      if (!has_energy[static_cast<std::size_t>(i)]) ++num_energies;
+      has_energy[static_cast<std::size_t>(i)] = 1;
     } else if (i < 0 && j < 0 && k < 0 && l < 0) {
       dump.core_energy = value;
     } else {
@@ -277,6 +283,7 @@ void read_integrals(std::istream& in, const std::string& source, int& line_no, F
                " " + fields[3] + " " + fields[4] + "'");
     }
   }
+  if (num_energies == norb) dump.orbital_energies = std::move(energies);
 }
 
 }  // namespace
@@ -297,6 +304,53 @@ void FciDump::set_one(int p, int q, double value) {
 }
 
 void FciDump::set_two(int p, int q, int r, int s, double value) { two_electron[eri_index(p, q, r, s)] = value; }
+
+FciDump permute_orbitals(const FciDump& dump, const std::vector<int>& order) {
+  const int n = dump.num_orbitals;
+  std::vector<char> seen(static_cast<std::size_t>(n), 0);
+  if (order.size() != static_cast<std::size_t>(n)) {
+    throw std::invalid_argument("cispmv::permute_orbitals: " + std::to_string(order.size()) + " entries for " +
+                                std::to_string(n) + " orbitals");
+  }
+  for (int p : order) {
+    if (p < 0 || p >= n || seen[static_cast<std::size_t>(p)]) {
+      throw std::invalid_argument("cispmv::permute_orbitals: the order is not a permutation of 0.." +
+                                  std::to_string(n - 1) + " (entry " + std::to_string(p) + ")");
+    }
+    seen[static_cast<std::size_t>(p)] = 1;
+  }
+  FciDump out(n, dump.num_electrons, dump.ms2);
+  out.isym = dump.isym;
+  out.core_energy = dump.core_energy;
+  auto old = [&](int p) { return order[static_cast<std::size_t>(p)]; };
+  for (int p = 0; p < n; ++p) {
+    out.orbsym[static_cast<std::size_t>(p)] = dump.orbsym.empty() ? 1 : dump.orbsym[static_cast<std::size_t>(old(p))];
+    for (int q = 0; q < n; ++q) out.one_electron[static_cast<std::size_t>(p) * n + q] = dump.one(old(p), old(q));
+  }
+  if (!dump.orbital_energies.empty()) {
+    out.orbital_energies.resize(static_cast<std::size_t>(n));
+    for (int p = 0; p < n; ++p)
+      out.orbital_energies[static_cast<std::size_t>(p)] = dump.orbital_energies[static_cast<std::size_t>(old(p))];
+  }
+  for (int p = 0; p < n; ++p) {
+    for (int q = 0; q <= p; ++q) {
+      for (int r = 0; r < n; ++r) {
+        for (int s = 0; s <= r; ++s) out.set_two(p, q, r, s, dump.two(old(p), old(q), old(r), old(s)));
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<int> irrep_blocked_order(const FciDump& dump) {
+  std::vector<int> order(static_cast<std::size_t>(dump.num_orbitals));
+  for (int p = 0; p < dump.num_orbitals; ++p) order[static_cast<std::size_t>(p)] = p;
+  if (dump.orbsym.empty()) return order;
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return dump.orbsym[static_cast<std::size_t>(a)] < dump.orbsym[static_cast<std::size_t>(b)];
+  });
+  return order;
+}
 
 FciDump parse_fcidump(std::istream& in, const std::string& source) {
   int line_no = 0;

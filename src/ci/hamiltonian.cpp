@@ -1,14 +1,16 @@
-// CI Hamiltonian by the Slater-Condon rules, assembled into CSR on the host execution space.
+// The CI Hamiltonian by the Slater-Condon rules, built string by string on any Kokkos backend.
 #include "cispmv/ci/hamiltonian.hpp"
 #include "cispmv/ci/slater_condon.hpp"
+#include "cispmv/impl/bits.hpp"
+#include "cispmv/impl/profiling.hpp"
 
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -16,208 +18,487 @@ namespace cispmv::ci {
 
 namespace {
 
-// Orbital lists of one spin string, split the way the truncation needs them. The excitation level
-// counts the electrons in ref-virtual orbitals, so moving one from i to a changes it by
-// [a ref-virtual] - [i ref-virtual]: the holes are picked first, each hole in a ref-virtual orbital
-// adds one to the budget, and each ref-virtual particle spends one. Because the reference occupies
-// the lowest orbitals, `empty` lists the empty ref-occupied orbitals first (num_empty_occ of them),
-// then the empty ref-virtual ones, so the particles a budget allows are a prefix of `empty`.
-struct StringOrbitals {
-  int occ[64];
-  int num_occ = 0;
-  int empty[64];
-  int num_empty = 0;
-  int num_empty_occ = 0;
+inline std::uint64_t bit(int p) { return std::uint64_t{1} << p; }
 
-  StringOrbitals(std::uint64_t s, int norb, int nref) {
-    for (int p = 0; p < norb; ++p) {
-      if ((s >> p) & 1u) {
-        occ[num_occ++] = p;
-      } else {
-        empty[num_empty++] = p;
-        if (p < nref) ++num_empty_occ;
+// Replacement lists of one spin on the host: for every string id, its single (or same-spin double)
+// excitations to strings of the space, sorted by target id, with the boundaries of each target rank.
+// Entries of string id with target rank rank(id) + d - 2 (d = 0..4) and target irrep h (0..7) are
+// [rank_ptr[id * 41 + d * 8 + h], rank_ptr[id * 41 + d * 8 + h + 1]); without grouping by irrep all of
+// a rank is under h = 0.
+constexpr std::size_t list_stride = 41;
+
+struct HostLists {
+  std::vector<std::size_t> rank_ptr;  // list_stride boundaries per string, see above
+  std::vector<std::int32_t> target;
+  std::vector<std::int32_t> pair;  // singles: packed pair index of (i, a)
+  std::vector<double> value;       // singles: sign * (h(i,a) + sum_{k in same} [(ia|kk) - (ik|ka)]); doubles: element
+  std::vector<double> sign;        // singles: the fermionic sign
+};
+
+HostLists make_lists(const SpinStrings& S, const std::vector<std::uint8_t>& irrep, int norb, const SlaterCondon& sc,
+                     bool doubles, bool by_irrep) {
+  auto group = [&](std::int32_t t) { return by_irrep ? irrep[static_cast<std::size_t>(t)] : std::uint8_t{0}; };
+  // id of a string by binary search over the strings sorted by value (host only, once per string)
+  std::vector<std::pair<std::uint64_t, std::int32_t>> sorted(S.size());
+  for (std::size_t id = 0; id < S.size(); ++id) sorted[id] = {S.strings[id], static_cast<std::int32_t>(id)};
+  std::sort(sorted.begin(), sorted.end());
+  auto find = [&](std::uint64_t s) -> std::int32_t {
+    const auto it = std::lower_bound(sorted.begin(), sorted.end(), std::make_pair(s, std::int32_t{-1}));
+    return it != sorted.end() && it->first == s ? it->second : -1;
+  };
+  struct Entry {
+    std::int32_t target;
+    std::int32_t pair;
+    double value;
+    double sign;
+  };
+  const std::int64_t n = static_cast<std::int64_t>(S.size());
+  std::vector<std::vector<Entry>> per(S.size());
+  Kokkos::parallel_for(
+      "cispmv::build_hamiltonian::lists",
+      Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>,
+                          Kokkos::IndexType<std::int64_t>>(0, n),
+      [&](const std::int64_t id) {
+        const std::uint64_t s = S.strings[static_cast<std::size_t>(id)];
+        std::vector<Entry>& out = per[static_cast<std::size_t>(id)];
+        int occ[64], emp[64], no = 0, ne = 0;
+        for (int p = 0; p < norb; ++p) ((s >> p) & 1u ? occ[no++] : emp[ne++]) = p;
+        if (!doubles) {
+          for (int x = 0; x < no; ++x) {
+            for (int y = 0; y < ne; ++y) {
+              const int i = occ[x], a = emp[y];
+              const std::int32_t t = find(s ^ bit(i) ^ bit(a));
+              if (t < 0) continue;
+              out.push_back({t, static_cast<std::int32_t>(FciDump::pair_index(i, a)), sc.single(s, 0, i, a),
+                             excitation_sign(s, i, a)});
+            }
+          }
+        } else {
+          for (int x = 0; x < no; ++x) {
+            for (int x2 = x + 1; x2 < no; ++x2) {
+              for (int y = 0; y < ne; ++y) {
+                for (int y2 = y + 1; y2 < ne; ++y2) {
+                  const int i = occ[x], j = occ[x2], a = emp[y], b = emp[y2];
+                  const std::int32_t t = find(s ^ bit(i) ^ bit(j) ^ bit(a) ^ bit(b));
+                  if (t < 0) continue;
+                  out.push_back({t, 0, sc.double_same_spin(s, i, j, a, b), 1.0});
+                }
+              }
+            }
+          }
+        }
+        std::sort(out.begin(), out.end(), [&](const Entry& u, const Entry& v) {
+          const auto ku = std::make_tuple(S.rank[static_cast<std::size_t>(u.target)], group(u.target), u.target);
+          const auto kv = std::make_tuple(S.rank[static_cast<std::size_t>(v.target)], group(v.target), v.target);
+          return ku < kv;
+        });
+      });
+  HostLists L;
+  L.rank_ptr.assign(S.size() * list_stride, 0);
+  std::size_t total = 0;
+  for (const auto& v : per) total += v.size();
+  L.target.reserve(total);
+  L.pair.reserve(total);
+  L.value.reserve(total);
+  L.sign.reserve(total);
+  for (std::size_t id = 0; id < S.size(); ++id) {
+    const int r = S.rank[id];
+    std::size_t k = 0;
+    const auto& v = per[id];
+    for (int d = 0; d < 5; ++d) {
+      for (int h = 0; h < 8; ++h) {
+        L.rank_ptr[id * list_stride + static_cast<std::size_t>(d * 8 + h)] = L.target.size();
+        while (k < v.size() && S.rank[static_cast<std::size_t>(v[k].target)] == r + d - 2 && group(v[k].target) == h) {
+          L.target.push_back(v[k].target);
+          L.pair.push_back(v[k].pair);
+          L.value.push_back(v[k].value);
+          L.sign.push_back(v[k].sign);
+          ++k;
+        }
+      }
+    }
+    L.rank_ptr[id * list_stride + 40] = L.target.size();
+    if (k != v.size()) throw std::logic_error("cispmv::build_hamiltonian: replacement list out of rank order");
+  }
+  return L;
+}
+
+// True when every integral whose orbitals' irreps multiply to another irrep than the totally symmetric
+// one is below `noise` in magnitude: then a symmetry-forbidden matrix element is zero (up to that
+// noise of the integral transformation) without computing it.
+bool integrals_obey_symmetry(const FciDump& d, const std::vector<int>& orbsym, double noise) {
+  const int n = d.num_orbitals;
+  auto sym = [&](int p) { return orbsym[static_cast<std::size_t>(p)] - 1; };
+  for (int p = 0; p < n; ++p) {
+    for (int q = 0; q <= p; ++q) {
+      if ((sym(p) ^ sym(q)) != 0 && !(std::abs(d.one(p, q)) <= noise)) return false;
+    }
+  }
+  for (int p = 0; p < n; ++p) {
+    for (int q = 0; q <= p; ++q) {
+      for (int r = 0; r < n; ++r) {
+        for (int s = 0; s <= r; ++s) {
+          if ((sym(p) ^ sym(q) ^ sym(r) ^ sym(s)) != 0 && !(std::abs(d.two(p, q, r, s)) <= noise)) return false;
+        }
       }
     }
   }
+  return true;
+}
+
+template <class T, class Mem>
+Kokkos::View<T*, Mem> to_view(const std::string& label, const std::vector<T>& v) {
+  Kokkos::View<T*, Mem> out(Kokkos::view_alloc("cispmv::ci_hamiltonian::" + label, Kokkos::WithoutInitializing),
+                            v.size());
+  const Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(v.data(), v.size());
+  Kokkos::deep_copy(out, host);
+  return out;
+}
+
+template <class Mem>
+struct Lists {
+  Kokkos::View<std::size_t*, Mem> rank_ptr;
+  Kokkos::View<std::int32_t*, Mem> target, pair;
+  Kokkos::View<double*, Mem> value, sign;
+  Lists() = default;
+  Lists(const std::string& name, const HostLists& L)
+      : rank_ptr(to_view<std::size_t, Mem>(name + "_rank_ptr", L.rank_ptr)),
+        target(to_view<std::int32_t, Mem>(name + "_target", L.target)),
+        pair(to_view<std::int32_t, Mem>(name + "_pair", L.pair)),
+        value(to_view<double, Mem>(name + "_value", L.value)),
+        sign(to_view<double, Mem>(name + "_sign", L.sign)) {}
+  // [begin, end) of the entries of string `id` whose target has rank rank(id) + delta (and irrep `irrep`
+  // in a list grouped by irrep; 0 otherwise)
+  KOKKOS_INLINE_FUNCTION void range(std::int32_t id, int delta, std::uint32_t irrep, std::size_t& begin,
+                                    std::size_t& end) const {
+    if (delta < -2 || delta > 2) {
+      begin = end = 0;
+      return;
+    }
+    const std::size_t at = static_cast<std::size_t>(id) * list_stride + static_cast<std::size_t>(delta + 2) * 8 + irrep;
+    begin = rank_ptr(at);
+    end = rank_ptr(at + 1);
+  }
 };
 
-// Number of particle orbitals (a prefix of `empty`) reachable with `budget` more levels: ref-virtual
-// targets only while the budget allows.
-inline int particle_limit(const StringOrbitals& s, int budget) { return budget >= 1 ? s.num_empty : s.num_empty_occ; }
+struct CountTag {};
+struct FillTag {};
 
-inline std::uint64_t bit(int p) { return std::uint64_t{1} << p; }
+// One row of the Hamiltonian per call: its columns in increasing order, each with its value.
+template <class Exec>
+struct HamiltonianRows {
+  using Mem = typename Exec::memory_space;
+  int norb = 0;
+  int max_level = 0;
+  std::size_t num_pairs = 0;  // norb (norb + 1) / 2
+  int nka = 0, nkb = 0;       // alpha / beta ranks + 1
+  double tolerance = 0.0;
+  std::int64_t row_offset = 0;  // the chunk's first row
+  Kokkos::View<std::uint64_t*, Mem> a_string, b_string;
+  Kokkos::View<std::uint8_t*, Mem> a_rank, a_irrep, b_rank, b_irrep;
+  Kokkos::View<std::int32_t*, Mem> b_position, alpha_id, beta_id;
+  Kokkos::View<std::int64_t*, Mem> block_start, a_block_position;
+  Kokkos::View<double*, Mem> a_energy, b_energy, eri;
+  Lists<Mem> a_singles, a_doubles, b_singles, b_doubles;
+  Kokkos::View<std::size_t*, Mem> row_ptr;
+  Kokkos::View<int*, Mem> col_idx;
+  Kokkos::View<double*, Mem> values;
 
-// Calls emit(column, value) for every stored element of row `row` (the diagonal first, then the
-// connected determinants in generation order). Candidates are generated only when their excitation
-// level stays within the truncation and (with an irrep restriction) the excitation is totally
-// symmetric, so every candidate is a member of the space: the counting pass (Lookup = false) needs
-// no lookup at all and emits column -1; the filling pass looks each one up and counts in `missing`
-// any that is not found (a bug, reported by build_hamiltonian).
-template <bool Lookup, class Emit>
-void for_each_row_element(const SlaterCondon& sc, const DeterminantSpace& space, const DeterminantIndex& index,
-                          const std::vector<std::uint32_t>& sym, double tol, std::int64_t row,
-                          std::atomic<long>& missing, Emit&& emit) {
-  const Determinant d = space.determinants[static_cast<std::size_t>(row)];
-  const int norb = space.num_orbitals;
-  const int na = space.num_alpha;
-  const int nb = space.num_beta;
-  const bool restricted = space.irrep != 0;
-  const int budget = space.max_level - excitation_level(space.reference, d);
-  const StringOrbitals A(d.alpha, norb, na);
-  const StringOrbitals B(d.beta, norb, nb);
-
-  emit(static_cast<int>(row), sc.diagonal(d));
-
-  auto lookup_emit = [&](const Determinant& c, double value) {
-    if (std::abs(value) < tol) return;
-    if constexpr (!Lookup) {
-      emit(-1, value);
-      return;
+  KOKKOS_INLINE_FUNCTION static std::size_t pair_index(int p, int q) {
+    return p >= q ? static_cast<std::size_t>(p) * (p + 1) / 2 + q : static_cast<std::size_t>(q) * (q + 1) / 2 + p;
+  }
+  // (pq|rs) from the square pair x pair table: no branch on which pair is larger (the packed index
+  // would mispredict on every other element)
+  KOKKOS_INLINE_FUNCTION double two(std::size_t pq, std::size_t rs) const { return eri(pq * num_pairs + rs); }
+  // sum over the occupied orbitals r of `other` of (pq|rr): the other spin's part of a single
+  KOKKOS_INLINE_FUNCTION double coulomb_sum(std::size_t pq, std::uint64_t other) const {
+    double v = 0.0;
+    for (; other != 0; other &= other - 1) {
+      const int r = impl::lowest_bit(other);
+      v += two(pq, pair_index(r, r));
     }
-    const std::int64_t col = index.find(c);
-    if (col < 0) {
-      missing.fetch_add(1, std::memory_order_relaxed);
-      return;
-    }
-    emit(static_cast<int>(col), value);
-  };
+    return v;
+  }
 
-  // Singles and same-spin doubles of one spin; `same` is excited, `other` is a spectator.
-  auto same_spin = [&](const StringOrbitals& S, std::uint64_t same, std::uint64_t other, int nref, bool is_alpha) {
-    auto make = [&](std::uint64_t s) { return is_alpha ? Determinant{s, other} : Determinant{other, s}; };
-    for (int x = 0; x < S.num_occ; ++x) {
-      const int i = S.occ[x];
-      const int bi = budget + (i >= nref ? 1 : 0);
-      const int a_lim = particle_limit(S, bi);
-      for (int y = 0; y < a_lim; ++y) {
-        const int a = S.empty[y];
-        if (restricted && sym[i] != sym[a]) continue;
-        const std::uint64_t s = same ^ bit(i) ^ bit(a);
-        // Look up only after the value passes the drop test: most of the cost is the lookup.
-        lookup_emit(make(s), sc.single(same, other, i, a));
+  template <bool Fill>
+  KOKKOS_INLINE_FUNCTION std::size_t row(const std::int64_t r) const {
+    const std::int32_t ia = alpha_id(r), ib = beta_id(r);
+    const int ra = a_rank(ia), rb = b_rank(ib);
+    const int level = ra + rb;
+    const std::uint64_t sa = a_string(ia), sb = b_string(ib);
+    const std::uint32_t row_irrep = a_irrep(ia) ^ b_irrep(ib);
+    std::size_t out = Fill ? row_ptr(r) : 0;
+    std::size_t count = 0;
+    auto emit = [&](std::int64_t col, double v) {
+      if (Fill) {
+        col_idx(out) = static_cast<int>(col);
+        values(out) = v;
+        ++out;
       }
+      ++count;
+    };
+    const double tolerance2 = tolerance * tolerance;  // |v| >= tol as v^2 >= tol^2: no branch on the sign
+    auto keep = [&](double v) { return v * v >= tolerance2; };
+
+    // diagonal: one-spin energies plus the Coulomb terms between the spins
+    double diagonal = a_energy(ia) + b_energy(ib);
+    for (std::uint64_t s = sa; s != 0; s &= s - 1) {
+      const int p = impl::lowest_bit(s);
+      diagonal += coulomb_sum(pair_index(p, p), sb);
     }
-    for (int x = 0; x < S.num_occ; ++x) {
-      for (int x2 = x + 1; x2 < S.num_occ; ++x2) {
-        const int i = S.occ[x];
-        const int j = S.occ[x2];
-        const int bij = budget + (i >= nref ? 1 : 0) + (j >= nref ? 1 : 0);
-        if (bij < 0) continue;
-        // The second particle may be ref-virtual only if the first leaves budget for it.
-        const int first_lim = particle_limit(S, bij);
-        for (int y = 0; y < first_lim; ++y) {
-          const int a = S.empty[y];
-          const int second_lim = particle_limit(S, bij - (y >= S.num_empty_occ ? 1 : 0));
-          for (int y2 = y + 1; y2 < second_lim; ++y2) {
-            const int b = S.empty[y2];
-            if (restricted && (sym[i] ^ sym[j] ^ sym[a] ^ sym[b]) != 0) continue;
-            const std::uint64_t s = same ^ bit(i) ^ bit(j) ^ bit(a) ^ bit(b);
-            lookup_emit(make(s), sc.double_same_spin(same, i, j, a, b));
+
+    const int lo = level - 2 < 0 ? 0 : level - 2;
+    const int hi = level + 2 > max_level ? max_level : level + 2;
+    for (int lp = lo; lp <= hi; ++lp) {
+      for (int rap = lp - (nkb - 1) < 0 ? 0 : lp - (nkb - 1); rap <= lp && rap < nka; ++rap) {
+        const int rbp = lp - rap;
+        const int da = rap - ra, db = rbp - rb;
+        const int ada = da < 0 ? -da : da, adb = db < 0 ? -db : db;
+        if (ada > 2 || adb > 2 || (ada != 0 && adb != 0 && (ada > 1 || adb > 1))) continue;
+        const std::int64_t start = block_start(static_cast<std::size_t>(rap) * nkb + rbp);
+        // alpha targets of rank rap: ia itself, its singles, its doubles (the latter only with ib)
+        std::size_t s_at = 0, s_end = 0, d_at = 0, d_end = 0;
+        // singles in id order over all irreps; doubles (which pair with ib only) of ia's irrep alone
+        if (ada <= 1) a_singles.range(ia, da, 0, s_at, s_end);
+        if (db == 0) a_doubles.range(ia, da, a_irrep(ia), d_at, d_end);
+        bool self_pending = da == 0;
+        while (self_pending || s_at < s_end || d_at < d_end) {
+          const std::int32_t ts = s_at < s_end ? a_singles.target(s_at) : 0x7fffffff;
+          const std::int32_t td = d_at < d_end ? a_doubles.target(d_at) : 0x7fffffff;
+          const std::int32_t tself = self_pending ? ia : 0x7fffffff;
+          int kind;  // 0: ia, 1: single, 2: double
+          std::int32_t ja;
+          if (tself < ts && tself < td) {
+            kind = 0;
+            ja = ia;
+          } else if (ts < td) {
+            kind = 1;
+            ja = ts;
+          } else {
+            kind = 2;
+            ja = td;
+          }
+          const std::int64_t base = start + a_block_position(static_cast<std::size_t>(ja) * nkb + rbp);
+          // the beta irrep a partner of ja needs: the row's irrep is conserved (builder's irreps are all
+          // 0 when the integrals do not obey ORBSYM and the space is not restricted)
+          const std::uint32_t need = a_irrep(ja) ^ row_irrep;
+          if (kind == 0) {
+            self_pending = false;
+            // beta targets of rank rbp: ib (diagonal), its singles, its doubles
+            std::size_t bs = 0, bs_end = 0, bd = 0, bd_end = 0;
+            b_singles.range(ib, db, need, bs, bs_end);
+            b_doubles.range(ib, db, need, bd, bd_end);
+            bool bself = db == 0;
+            while (bself || bs < bs_end || bd < bd_end) {
+              const std::int32_t us = bs < bs_end ? b_singles.target(bs) : 0x7fffffff;
+              const std::int32_t ud = bd < bd_end ? b_doubles.target(bd) : 0x7fffffff;
+              const std::int32_t uself = bself ? ib : 0x7fffffff;
+              if (uself < us && uself < ud) {
+                bself = false;
+                emit(r, diagonal);
+              } else if (us < ud) {
+                const double v = b_singles.value(bs) +
+                                 b_singles.sign(bs) * coulomb_sum(static_cast<std::size_t>(b_singles.pair(bs)), sa);
+                if (keep(v)) emit(base + b_position(us), v);
+                ++bs;
+              } else {
+                const double v = b_doubles.value(bd);
+                if (keep(v)) emit(base + b_position(ud), v);
+                ++bd;
+              }
+            }
+          } else if (kind == 1) {
+            const std::size_t pq = static_cast<std::size_t>(a_singles.pair(s_at));
+            const double sign_a = a_singles.sign(s_at);
+            std::size_t bs = 0, bs_end = 0;
+            if (adb <= 1) b_singles.range(ib, db, need, bs, bs_end);
+            bool bself = db == 0 && b_irrep(ib) == need;
+            while (bself || bs < bs_end) {
+              const std::int32_t us = bs < bs_end ? b_singles.target(bs) : 0x7fffffff;
+              if (bself && ib < us) {
+                bself = false;
+                const double v = a_singles.value(s_at) + sign_a * coulomb_sum(pq, sb);
+                if (keep(v)) emit(base + b_position(ib), v);
+              } else {
+                const double v = sign_a * b_singles.sign(bs) * two(pq, static_cast<std::size_t>(b_singles.pair(bs)));
+                if (keep(v)) emit(base + b_position(us), v);
+                ++bs;
+              }
+            }
+            ++s_at;
+          } else {
+            const double v = a_doubles.value(d_at);  // same irrep as ia: ib is a partner
+            if (keep(v)) emit(base + b_position(ib), v);
+            ++d_at;
           }
         }
       }
     }
-  };
-  same_spin(A, d.alpha, d.beta, na, true);
-  same_spin(B, d.beta, d.alpha, nb, false);
+    return count;
+  }
 
-  // Opposite-spin doubles: alpha i -> a, beta j -> b. Both holes first: a hole in a ref-virtual
-  // orbital lowers the level and so pays for a ref-virtual particle of either spin.
-  for (int x = 0; x < A.num_occ; ++x) {
-    const int i = A.occ[x];
-    for (int x2 = 0; x2 < B.num_occ; ++x2) {
-      const int j = B.occ[x2];
-      const int bij = budget + (i >= na ? 1 : 0) + (j >= nb ? 1 : 0);
-      const int a_lim = particle_limit(A, bij);
-      for (int y = 0; y < a_lim; ++y) {
-        const int a = A.empty[y];
-        const std::uint64_t sa = d.alpha ^ bit(i) ^ bit(a);
-        const std::uint32_t sym_ia = sym[i] ^ sym[a];
-        const int b_lim = particle_limit(B, bij - (a >= na ? 1 : 0));
-        for (int y2 = 0; y2 < b_lim; ++y2) {
-          const int b = B.empty[y2];
-          if (restricted && (sym[j] ^ sym[b]) != sym_ia) continue;
-          const std::uint64_t sb = d.beta ^ bit(j) ^ bit(b);
-          lookup_emit(Determinant{sa, sb}, sc.double_opposite_spin(d.alpha, d.beta, i, a, j, b));
-        }
-      }
+  KOKKOS_INLINE_FUNCTION void operator()(CountTag, const std::int64_t i) const {
+    const std::int64_t r = row_offset + i;
+    row_ptr(r + 1) = row<false>(r);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(FillTag, const std::int64_t i) const { (void)row<true>(row_offset + i); }
+};
+
+template <class Exec>
+HamiltonianRows<Exec> make_rows(const FciDump& integrals, const DeterminantSpace& space, double tolerance,
+                                double symmetry_noise) {
+  if (integrals.num_orbitals != space.num_orbitals) {
+    throw std::invalid_argument("cispmv::build_hamiltonian: the integrals have " +
+                                std::to_string(integrals.num_orbitals) + " orbitals, the space " +
+                                std::to_string(space.num_orbitals));
+  }
+  using Mem = typename Exec::memory_space;
+  const SlaterCondon sc(integrals);
+  HamiltonianRows<Exec> f;
+  f.norb = space.num_orbitals;
+  f.max_level = space.max_level;
+  // Symmetry-forbidden elements are skipped, not computed, when the space is restricted to one irrep
+  // (they are outside it) or the integrals obey ORBSYM (they are zero); otherwise every irrep is 0.
+  const bool use_symmetry =
+      space.irrep != 0 || (symmetry_noise >= 0 && integrals_obey_symmetry(integrals, space.orbsym, symmetry_noise));
+  auto irreps = [&](const SpinStrings& S) { return use_symmetry ? S.irrep : std::vector<std::uint8_t>(S.size(), 0); };
+  const std::vector<std::uint8_t> a_irreps = irreps(space.alpha), b_irreps = irreps(space.beta);
+  f.nka = space.alpha.max_rank() + 1;
+  f.nkb = space.beta.max_rank() + 1;
+  f.tolerance = tolerance;
+  f.a_string = to_view<std::uint64_t, Mem>("a_string", space.alpha.strings);
+  f.b_string = to_view<std::uint64_t, Mem>("b_string", space.beta.strings);
+  f.a_rank = to_view<std::uint8_t, Mem>("a_rank", space.alpha.rank);
+  f.a_irrep = to_view<std::uint8_t, Mem>("a_irrep", a_irreps);
+  f.b_rank = to_view<std::uint8_t, Mem>("b_rank", space.beta.rank);
+  f.b_irrep = to_view<std::uint8_t, Mem>("b_irrep", b_irreps);
+  f.b_position = to_view<std::int32_t, Mem>("b_position", space.beta.position);
+  f.alpha_id = to_view<std::int32_t, Mem>("alpha_id", space.alpha_id);
+  f.beta_id = to_view<std::int32_t, Mem>("beta_id", space.beta_id);
+  f.block_start = to_view<std::int64_t, Mem>("block_start", space.block_start);
+  f.a_block_position = to_view<std::int64_t, Mem>("a_block_position", space.alpha_block_position);
+  auto energies = [&](const SpinStrings& S) {  // the one-spin part of the diagonal
+    std::vector<double> e(S.size());
+    for (std::size_t id = 0; id < S.size(); ++id) e[id] = sc.diagonal({S.strings[id], 0});
+    return e;
+  };
+  f.a_energy = to_view<double, Mem>("a_energy", energies(space.alpha));
+  f.b_energy = to_view<double, Mem>("b_energy", energies(space.beta));
+  f.num_pairs = static_cast<std::size_t>(f.norb) * (f.norb + 1) / 2;
+  std::vector<double> square(f.num_pairs * f.num_pairs);
+  for (std::size_t pq = 0; pq < f.num_pairs; ++pq) {
+    for (std::size_t rs = 0; rs < f.num_pairs; ++rs) {
+      square[pq * f.num_pairs + rs] =
+          integrals.two_electron[pq >= rs ? pq * (pq + 1) / 2 + rs : rs * (rs + 1) / 2 + pq];
+    }
+  }
+  f.eri = to_view<double, Mem>("eri", square);
+  f.a_singles = Lists<Mem>("a_singles", make_lists(space.alpha, a_irreps, f.norb, sc, false, false));
+  f.a_doubles = Lists<Mem>("a_doubles", make_lists(space.alpha, a_irreps, f.norb, sc, true, true));
+  f.b_singles = Lists<Mem>("b_singles", make_lists(space.beta, b_irreps, f.norb, sc, false, true));
+  f.b_doubles = Lists<Mem>("b_doubles", make_lists(space.beta, b_irreps, f.norb, sc, true, true));
+  return f;
+}
+
+// Rows in chunks (progress between them), one thread per row; dynamic on the host, where row costs
+// differ by orders of magnitude between levels.
+template <class Exec, class Tag>
+void over_rows(const Exec& exec, HamiltonianRows<Exec> f, std::int64_t n, const char* label, const char* pass,
+               const HamiltonianOptions& options) {
+  using Policy = Kokkos::RangePolicy<Exec, Tag, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<std::int64_t>>;
+  const std::int64_t chunks = options.progress ? 20 : 1;
+  const std::int64_t step = std::max<std::int64_t>(1, (n + chunks - 1) / chunks);
+  for (std::int64_t begin = 0; begin < n; begin += step) {
+    f.row_offset = begin;
+    Kokkos::parallel_for(label, Policy(exec, 0, std::min(step, n - begin)), f);
+    if (options.progress) {
+      exec.fence();
+      options.progress(pass, static_cast<double>(std::min(n, begin + step)) / static_cast<double>(n));
     }
   }
 }
 
 }  // namespace
 
-HostCsr build_hamiltonian(const FciDump& integrals, const DeterminantSpace& space, double drop_tolerance) {
-  if (integrals.num_orbitals != space.num_orbitals) {
-    throw std::invalid_argument("cispmv::build_hamiltonian: the integrals have " +
-                                std::to_string(integrals.num_orbitals) + " orbitals, the space " +
-                                std::to_string(space.num_orbitals));
-  }
-  using Matrix = HostCsr;
-  using Exec = Kokkos::DefaultHostExecutionSpace;
-  // Row costs vary by orders of magnitude between levels: schedule dynamically.
-  using Policy = Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<std::int64_t>>;
-
+template <class Exec>
+CsrMatrix<double, int, std::size_t, Exec> build_hamiltonian(const Exec& exec, const FciDump& integrals,
+                                                            const DeterminantSpace& space,
+                                                            const HamiltonianOptions& options) {
+  const impl::ProfilingRegion region("cispmv::build_hamiltonian");
+  using Matrix = CsrMatrix<double, int, std::size_t, Exec>;
+  HamiltonianRows<Exec> f = make_rows<Exec>(integrals, space, options.drop_tolerance, options.symmetry_noise);
   const std::int64_t n = static_cast<std::int64_t>(space.size());
-  const SlaterCondon sc(integrals);
-  const DeterminantIndex index(space.determinants);
-  std::vector<std::uint32_t> sym(space.orbsym.size());
-  for (std::size_t p = 0; p < sym.size(); ++p) sym[p] = static_cast<std::uint32_t>(space.orbsym[p] - 1);
-  std::atomic<long> missing{0};
-
-  Matrix H("cispmv::ci_hamiltonian", static_cast<int>(n), static_cast<int>(n), 0);
-  auto row_ptr = H.row_ptr;
-
-  // Pass 1: nonzeros per row, into row_ptr(row + 1).
-  Kokkos::parallel_for("cispmv::build_hamiltonian::count", Policy(0, n), [&](const std::int64_t row) {
-    std::size_t count = 0;
-    for_each_row_element<false>(sc, space, index, sym, drop_tolerance, row, missing, [&](int, double) { ++count; });
-    row_ptr(static_cast<std::size_t>(row) + 1) = count;
-  });
-  Exec().fence();
-
-  // Prefix sum: row_ptr(row + 1) becomes the end of row `row`.
-  Kokkos::parallel_scan("cispmv::build_hamiltonian::scan",
-                        Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, n),
-                        [&](const std::int64_t row, std::size_t& partial, const bool final) {
-                          partial += row_ptr(static_cast<std::size_t>(row) + 1);
-                          if (final) row_ptr(static_cast<std::size_t>(row) + 1) = partial;
-                        });
-  Exec().fence();
-  const std::size_t nnz = n == 0 ? 0 : row_ptr(static_cast<std::size_t>(n));
-  H.col_idx =
-      Matrix::index_type(Kokkos::view_alloc("cispmv::ci_hamiltonian::col_idx", Kokkos::WithoutInitializing), nnz);
-  H.values =
-      Matrix::values_type(Kokkos::view_alloc("cispmv::ci_hamiltonian::values", Kokkos::WithoutInitializing), nnz);
-  auto col_idx = H.col_idx;
-  auto values = H.values;
-
-  // Pass 2: fill each row, then sort it by column.
-  Kokkos::parallel_for("cispmv::build_hamiltonian::fill", Policy(0, n), [&](const std::int64_t row) {
-    thread_local std::vector<std::pair<int, double>> entries;
-    entries.clear();
-    for_each_row_element<true>(sc, space, index, sym, drop_tolerance, row, missing,
-                               [&](int col, double value) { entries.emplace_back(col, value); });
-    if (entries.size() != row_ptr(static_cast<std::size_t>(row) + 1) - row_ptr(static_cast<std::size_t>(row))) {
-      missing.fetch_add(1, std::memory_order_relaxed);
-      return;
-    }
-    std::sort(entries.begin(), entries.end(),
-              [](const std::pair<int, double>& x, const std::pair<int, double>& y) { return x.first < y.first; });
-    std::size_t k = row_ptr(static_cast<std::size_t>(row));
-    for (const auto& e : entries) {
-      col_idx(k) = e.first;
-      values(k) = e.second;
-      ++k;
-    }
-  });
-  Exec().fence();
-  if (missing.load() != 0) {
-    throw std::logic_error("cispmv::build_hamiltonian: " + std::to_string(missing.load()) +
-                           " generated determinants were not in the space (internal error)");
-  }
+  Matrix H;
+  H.num_rows = H.num_cols = static_cast<int>(n);
+  H.row_ptr = typename Matrix::row_map_type("cispmv::ci_hamiltonian::row_ptr", static_cast<std::size_t>(n) + 1);
+  f.row_ptr = H.row_ptr;
+  over_rows<Exec, CountTag>(exec, f, n, "cispmv::build_hamiltonian::count", "count", options);
+  const auto row_ptr = H.row_ptr;
+  std::size_t nnz = 0;
+  Kokkos::parallel_scan(
+      "cispmv::build_hamiltonian::scan", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
+      KOKKOS_LAMBDA(const std::int64_t r, std::size_t& partial, const bool final) {
+        partial += row_ptr(r + 1);
+        if (final) row_ptr(r + 1) = partial;
+      },
+      nnz);
+  exec.fence();
+  H.col_idx = typename Matrix::index_type(
+      Kokkos::view_alloc("cispmv::ci_hamiltonian::col_idx", Kokkos::WithoutInitializing), nnz);
+  H.values = typename Matrix::values_type(
+      Kokkos::view_alloc("cispmv::ci_hamiltonian::values", Kokkos::WithoutInitializing), nnz);
+  f.col_idx = H.col_idx;
+  f.values = H.values;
+  over_rows<Exec, FillTag>(exec, f, n, "cispmv::build_hamiltonian::fill", "fill", options);
+  exec.fence();
   return H;
 }
+
+HostCsr build_hamiltonian(const FciDump& integrals, const DeterminantSpace& space, double drop_tolerance) {
+  HamiltonianOptions options;
+  options.drop_tolerance = drop_tolerance;
+  return build_hamiltonian(Kokkos::DefaultHostExecutionSpace(), integrals, space, options);
+}
+
+std::vector<std::size_t> hamiltonian_row_lengths(const FciDump& integrals, const DeterminantSpace& space,
+                                                 const std::vector<std::int64_t>& rows,
+                                                 const HamiltonianOptions& options) {
+  using Exec = Kokkos::DefaultHostExecutionSpace;
+  const HamiltonianRows<Exec> f = make_rows<Exec>(integrals, space, options.drop_tolerance, options.symmetry_noise);
+  std::vector<std::size_t> lengths(rows.size());
+  Kokkos::parallel_for("cispmv::hamiltonian_row_lengths",
+                       Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<std::int64_t>>(
+                           0, static_cast<std::int64_t>(rows.size())),
+                       [&](const std::int64_t i) {
+                         const std::int64_t r = rows[static_cast<std::size_t>(i)];
+                         if (r < 0 || static_cast<std::size_t>(r) >= space.size()) {
+                           lengths[static_cast<std::size_t>(i)] = 0;
+                           return;
+                         }
+                         lengths[static_cast<std::size_t>(i)] = f.template row<false>(r);
+                       });
+  return lengths;
+}
+
+#define CISPMV_INSTANTIATE_BUILD_HAMILTONIAN(EXEC)                            \
+  template CsrMatrix<double, int, std::size_t, EXEC> build_hamiltonian<EXEC>( \
+      const EXEC&, const FciDump&, const DeterminantSpace&, const HamiltonianOptions&);
+#ifdef KOKKOS_ENABLE_SERIAL
+CISPMV_INSTANTIATE_BUILD_HAMILTONIAN(Kokkos::Serial)
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+CISPMV_INSTANTIATE_BUILD_HAMILTONIAN(Kokkos::OpenMP)
+#endif
+#ifdef KOKKOS_ENABLE_THREADS
+CISPMV_INSTANTIATE_BUILD_HAMILTONIAN(Kokkos::Threads)
+#endif
+#ifdef KOKKOS_ENABLE_CUDA
+CISPMV_INSTANTIATE_BUILD_HAMILTONIAN(Kokkos::Cuda)
+#endif
+#ifdef KOKKOS_ENABLE_HIP
+CISPMV_INSTANTIATE_BUILD_HAMILTONIAN(Kokkos::Experimental::HIP)
+#endif
+#undef CISPMV_INSTANTIATE_BUILD_HAMILTONIAN
 
 Kokkos::View<double*, Kokkos::HostSpace> csr_diagonal(const HostCsr& A) {
   Kokkos::View<double*, Kokkos::HostSpace> d("cispmv::csr_diagonal", static_cast<std::size_t>(A.num_rows));

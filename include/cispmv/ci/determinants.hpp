@@ -38,13 +38,33 @@ inline int excitation_level(const Determinant& reference, const Determinant& d) 
 /// occupied orbitals, the direct product in D2h and its subgroups with Molpro's irrep numbering.
 std::uint32_t string_irrep(std::uint64_t string, const std::vector<int>& orbsym);
 
-/// The determinants of a truncated CI, ordered by excitation level.
+/// The occupation strings of one spin that a DeterminantSpace is made of, numbered by excitation
+/// rank from the reference's string of that spin (rank k: k electrons moved from reference-occupied to
+/// reference-empty orbitals), then by enumeration order within the rank (holes outer, particles inner,
+/// both in increasing bit order). This numbering is the address space of the string-driven
+/// Hamiltonian builder (ci/hamiltonian.hpp).
+struct SpinStrings {
+  std::vector<std::uint64_t> strings;  ///< by id
+  std::vector<std::size_t>
+      rank_offset;                  ///< max_rank() + 2 entries: ids of rank k are [rank_offset[k], rank_offset[k+1])
+  std::vector<std::uint8_t> rank;   ///< per id
+  std::vector<std::uint8_t> irrep;  ///< per id, 0..7
+  /// Per id: position among the strings of its rank, and (in a space restricted to one irrep) of
+  /// its irrep: the offset of a beta string inside its block of the space.
+  std::vector<std::int32_t> position;
+  std::size_t size() const { return strings.size(); }
+  int max_rank() const { return static_cast<int>(rank_offset.size()) - 2; }
+};
+
+/// The determinants of a truncated CI, ordered by excitation level from a reference determinant.
 ///
 /// Order: `determinants[level_offset[l] .. level_offset[l+1])` are the determinants of excitation
 /// level l (level 0 is the reference alone). Within a level: by the number of alpha excitations
-/// (ascending), then by the alpha string, then by the beta string, where the strings of one excitation
-/// rank come in the order (holes, particles) of increasing bit patterns. The order is deterministic
-/// and does not depend on the number of threads.
+/// (ascending), then by the alpha string id, then by the beta string id (SpinStrings). So the space is
+/// a union of blocks (alpha rank ka, beta rank kb) with ka + kb <= max_level, each an alpha-major
+/// product of the strings of those ranks (restricted to pairs of irrep product `irrep`), and the index
+/// of a determinant is computed, not searched: index_of(). The order is deterministic and does not
+/// depend on the number of threads.
 struct DeterminantSpace {
   int num_orbitals = 0;
   int num_alpha = 0;
@@ -52,28 +72,67 @@ struct DeterminantSpace {
   int max_level = 0;        ///< the truncation actually applied (requested level clamped to the largest possible)
   int irrep = 0;            ///< 1..8: only determinants of this irrep are kept; 0: no restriction
   std::vector<int> orbsym;  ///< irrep (1..8) of each orbital; all 1 when none was given
-  Determinant reference;    ///< lowest num_alpha (num_beta) orbitals occupied
+  Determinant reference;    ///< what the excitation levels count from (see ci/reference.hpp)
   std::vector<Determinant> determinants;
   std::vector<std::size_t> level_offset;  ///< max_level + 2 entries: start of each level, then size()
+
+  SpinStrings alpha, beta;                      ///< the strings of each spin, by id
+  std::vector<std::int32_t> alpha_id, beta_id;  ///< per determinant: its strings' ids
+  /// Start of block (alpha rank ka, beta rank kb) at [ka * (beta.max_rank() + 1) + kb]; -1 when
+  /// ka + kb > max_level.
+  std::vector<std::int64_t> block_start;
+  /// Offset of the first determinant of alpha string ja inside block (rank(ja), kb), at
+  /// [ja * (beta.max_rank() + 1) + kb].
+  std::vector<std::int64_t> alpha_block_position;
 
   std::size_t size() const { return determinants.size(); }
   /// Number of determinants of excitation level `level` (0 when the level is out of range).
   std::size_t level_size(int level) const {
     return level < 0 || level > max_level ? 0 : level_offset[level + 1] - level_offset[level];
   }
+  /// Index of the determinant of alpha string id `ja` and beta string id `jb`, or -1 when it is not
+  /// in the space (level beyond max_level or, if restricted, another irrep). O(1).
+  std::int64_t index_of(std::int32_t ja, std::int32_t jb) const {
+    const int ka = alpha.rank[static_cast<std::size_t>(ja)];
+    const int kb = beta.rank[static_cast<std::size_t>(jb)];
+    const std::size_t nb = static_cast<std::size_t>(beta.max_rank()) + 1;
+    const std::int64_t start = block_start[static_cast<std::size_t>(ka) * nb + static_cast<std::size_t>(kb)];
+    if (start < 0) return -1;
+    if (irrep != 0 && (alpha.irrep[static_cast<std::size_t>(ja)] ^ beta.irrep[static_cast<std::size_t>(jb)]) !=
+                          static_cast<std::uint32_t>(irrep - 1)) {
+      return -1;
+    }
+    return start + alpha_block_position[static_cast<std::size_t>(ja) * nb + static_cast<std::size_t>(kb)] +
+           beta.position[static_cast<std::size_t>(jb)];
+  }
 };
 
 /// Builds the space of all determinants with `num_alpha` and `num_beta` electrons in `num_orbitals`
-/// orbitals whose excitation level from the reference is at most `max_level` (a level >= the number
+/// orbitals whose excitation level from `reference` is at most `max_level` (a level >= the number
 /// of electrons gives full CI). With `irrep` in 1..8 only determinants of that irrep are kept (then
 /// `orbsym` must give the irrep of every orbital). Throws std::invalid_argument on impossible electron
-/// counts, more than 64 orbitals, or a space too large for `int` matrix indices.
+/// counts, a reference with other electron counts, more than 64 orbitals, or a space too large for
+/// `int` matrix indices.
+DeterminantSpace make_determinant_space(int num_orbitals, int num_alpha, int num_beta, int max_level,
+                                        const std::vector<int>& orbsym, int irrep, const Determinant& reference);
+
+/// As above with the lowest `num_alpha` (`num_beta`) orbitals occupied in the reference: the aufbau
+/// determinant when the orbitals are numbered by energy.
 DeterminantSpace make_determinant_space(int num_orbitals, int num_alpha, int num_beta, int max_level,
                                         const std::vector<int>& orbsym = {}, int irrep = 0);
 
-/// The space of an FCIDUMP: alpha = (NELEC + MS2) / 2, beta = (NELEC - MS2) / 2 electrons, and with
-/// `restrict_to_isym` only determinants of irrep ISYM (from ORBSYM).
+/// The space of an FCIDUMP around `reference`: alpha = (NELEC + MS2) / 2, beta = (NELEC - MS2) / 2
+/// electrons, and with `restrict_to_isym` only determinants of irrep ISYM (from ORBSYM).
+DeterminantSpace make_determinant_space(const FciDump& dump, int max_level, bool restrict_to_isym,
+                                        const Determinant& reference);
+
+/// The space of an FCIDUMP around its automatic reference (choose_reference in ci/reference.hpp:
+/// aufbau on orbital energies), whatever order the file lists its orbitals in.
 DeterminantSpace make_determinant_space(const FciDump& dump, int max_level, bool restrict_to_isym);
+
+/// The number of determinants make_determinant_space would build, without building them (O(strings)).
+double count_determinants(int num_orbitals, int num_alpha, int num_beta, int max_level, const std::vector<int>& orbsym,
+                          int irrep, const Determinant& reference);
 
 /// Number of determinants of each excitation level 0..max_level of a space without symmetry
 /// restriction, from binomial coefficients (a check on make_determinant_space).

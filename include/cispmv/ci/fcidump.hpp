@@ -27,6 +27,10 @@ struct FciDump {
   double core_energy = 0.0;          ///< the `value 0 0 0 0` line (nuclear repulsion + frozen core)
   std::vector<double> one_electron;  ///< h(p,q), row-major, symmetric
   std::vector<double> two_electron;  ///< (pq|rs), packed as described above
+  /// Orbital energies from the `e i 0 0 0` lines (Molpro writes them), indexed by orbital; empty when
+  /// the file has none. Not part of the Hamiltonian: they order the orbitals for the reference
+  /// determinant (ci/reference.hpp).
+  std::vector<double> orbital_energies;
 
   /// An empty Hamiltonian (all integrals zero, ORBSYM all 1) over `norb` orbitals with `nelec`
   /// electrons: what the reader fills in, and what tests fill with model integrals.
@@ -54,12 +58,21 @@ struct FciDump {
   void set_two(int p, int q, int r, int s, double value);
 };
 
+/// The same Hamiltonian with its orbitals renumbered: orbital p of the result is orbital
+/// `order[p]` of `dump` (integrals, ORBSYM and orbital energies follow). Throws std::invalid_argument
+/// when `order` is not a permutation of 0..NORB-1.
+FciDump permute_orbitals(const FciDump& dump, const std::vector<int>& order);
+
+/// The orbital order of Pitzer (irrep-blocked) files, as Psi4 and Molpro write them: by irrep, in
+/// order within an irrep. `permute_orbitals(dump, irrep_blocked_order(dump))` is that file.
+std::vector<int> irrep_blocked_order(const FciDump& dump);
+
 /// Reads an FCIDUMP file. The &FCI namelist may span lines, its keys come in any order, values may
 /// carry trailing commas, and it ends at `&END` or `/`. Integral lines are `value i j k l`:
 /// i j k l > 0 a two-electron integral (ij|kl), `i j 0 0` a one-electron integral, `i 0 0 0` an orbital
-/// energy (ignored), `0 0 0 0` the core energy. Throws cispmv::ParseError naming the file, the line and
-/// what was expected on a malformed namelist, a missing NORB or NELEC, an unreadable integral line or an
-/// index outside 1..NORB.
+/// energy (kept in `orbital_energies` when every orbital has one), `0 0 0 0` the core energy. Throws cispmv::ParseError
+/// naming the file, the line and what was expected on a malformed namelist, a missing NORB or NELEC, an unreadable
+/// integral line or an index outside 1..NORB.
 FciDump read_fcidump(const std::string& path);
 
 /// Parses FCIDUMP text from a stream; `source_name` names it in error messages.
