@@ -67,8 +67,8 @@ void check_orbitals(const std::vector<int>& occ, int expected, int norb, const s
   std::set<int> seen;
   for (int p : occ) {
     if (p < 0 || p >= norb) {
-      throw std::invalid_argument(fail_prefix() + spin + " orbital " + std::to_string(p + 1) + " is outside 1..NORB = 1.." +
-                                  std::to_string(norb));
+      throw std::invalid_argument(fail_prefix() + spin + " orbital " + std::to_string(p + 1) +
+                                  " is outside 1..NORB = 1.." + std::to_string(norb));
     }
     if (!seen.insert(p).second) {
       throw std::invalid_argument(fail_prefix() + spin + " orbital " + std::to_string(p + 1) + " is given twice");
@@ -87,8 +87,8 @@ std::string join(const std::vector<int>& v) {
 Reference choose_reference(const FciDump& dump, bool restrict_to_isym, const ReferenceRequest& request) {
   const int norb = dump.num_orbitals;
   if ((dump.num_electrons + dump.ms2) % 2 != 0 || dump.num_electrons < std::abs(dump.ms2)) {
-    throw std::invalid_argument(fail_prefix() + "NELEC = " + std::to_string(dump.num_electrons) +
-                                " and MS2 = " + std::to_string(dump.ms2) + " give no whole number of alpha and beta electrons");
+    throw std::invalid_argument(fail_prefix() + "NELEC = " + std::to_string(dump.num_electrons) + " and MS2 = " +
+                                std::to_string(dump.ms2) + " give no whole number of alpha and beta electrons");
   }
   const int na = (dump.num_electrons + dump.ms2) / 2;
   const int nb = (dump.num_electrons - dump.ms2) / 2;
@@ -97,7 +97,8 @@ Reference choose_reference(const FciDump& dump, bool restrict_to_isym, const Ref
                                 " beta electrons in " + std::to_string(norb) + " orbitals (1.." +
                                 std::to_string(max_orbitals) + " supported)");
   }
-  const std::vector<int> orbsym = dump.orbsym.empty() ? std::vector<int>(static_cast<std::size_t>(norb), 1) : dump.orbsym;
+  const std::vector<int> orbsym =
+      dump.orbsym.empty() ? std::vector<int>(static_cast<std::size_t>(norb), 1) : dump.orbsym;
   const std::uint32_t target = static_cast<std::uint32_t>(dump.isym - 1);
   const SlaterCondon sc(dump);
   Reference ref;
@@ -130,8 +131,7 @@ Reference choose_reference(const FciDump& dump, bool restrict_to_isym, const Ref
       if (h >= 8 || d + s > available[h]) {
         throw std::invalid_argument(fail_prefix() + "DOCC " + join(request.docc) + " SOCC " + join(request.socc) +
                                     " asks for " + std::to_string(d + s) + " orbitals of irrep " +
-                                    std::to_string(h + 1) + ", ORBSYM has " +
-                                    std::to_string(h < 8 ? available[h] : 0));
+                                    std::to_string(h + 1) + ", ORBSYM has " + std::to_string(h < 8 ? available[h] : 0));
       }
       alpha_per_irrep[h] = d + s;
       beta_per_irrep[h] = d;

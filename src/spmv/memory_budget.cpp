@@ -30,11 +30,16 @@ std::size_t parse_bytes(const std::string& text, const std::string& what) {
   std::string unit = text.substr(pos);
   if (!unit.empty() && (unit.back() == 'B' || unit.back() == 'b')) unit.pop_back();
   double scale = 1;
-  if (unit == "k" || unit == "K") scale = 1024.0;
-  else if (unit == "M" || unit == "m") scale = 1024.0 * 1024;
-  else if (unit == "G" || unit == "g") scale = 1024.0 * 1024 * 1024;
-  else if (unit == "T" || unit == "t") scale = 1024.0 * 1024 * 1024 * 1024;
-  else if (!unit.empty()) return bad();
+  if (unit == "k" || unit == "K")
+    scale = 1024.0;
+  else if (unit == "M" || unit == "m")
+    scale = 1024.0 * 1024;
+  else if (unit == "G" || unit == "g")
+    scale = 1024.0 * 1024 * 1024;
+  else if (unit == "T" || unit == "t")
+    scale = 1024.0 * 1024 * 1024 * 1024;
+  else if (!unit.empty())
+    return bad();
   const double bytes = v * scale;
   if (!std::isfinite(bytes) || bytes <= 0 || bytes > 1e18) return bad();
   return static_cast<std::size_t>(bytes);

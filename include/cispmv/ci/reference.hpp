@@ -25,9 +25,9 @@ struct ReferenceRequest {
 /// The reference determinant and how it was found.
 struct Reference {
   Determinant determinant;
-  std::string method;                  ///< how it was chosen, for the report
+  std::string method;                    ///< how it was chosen, for the report
   std::vector<double> orbital_energies;  ///< the orbital energies aufbau used (alpha, Fock diagonal or the file's)
-  double energy = 0.0;                 ///< <reference|H|reference> without the core energy
+  double energy = 0.0;                   ///< <reference|H|reference> without the core energy
 };
 
 /// Chooses the reference determinant of `dump` with (NELEC + MS2)/2 alpha and (NELEC - MS2)/2 beta
