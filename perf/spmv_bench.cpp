@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -194,7 +195,10 @@ class Suite {
 
   void run_registered(benchmark::BenchmarkReporter* display) {
     const std::string path = settings_.out_dir + "/" + name_ + "-" + settings_.space + ".json";
+    std::error_code ec;
+    std::filesystem::create_directories(settings_.out_dir, ec);
     std::ofstream out(path);
+    if (!out) throw std::runtime_error("spmv_bench: cannot write " + path + " (--out-dir must be a writable folder)");
     benchmark::JSONReporter json;
     json.SetOutputStream(&out);
     json.SetErrorStream(&std::cerr);
@@ -202,6 +206,8 @@ class Suite {
     benchmark::RunSpecifiedBenchmarks(&tee);
     benchmark::ClearRegisteredBenchmarks();
     current_.reset();
+    out.flush();
+    if (!out) throw std::runtime_error("spmv_bench: writing " + path + " failed");
     std::cerr << "spmv_bench: wrote " << path << "\n";
   }
 

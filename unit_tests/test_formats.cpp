@@ -345,13 +345,41 @@ TEST(CompressedSell, WideGapsAreBridgedByJumpSlots) {
   coo.values = {1.5, 1.5, 1.5, 1.5};
   const HostCsr A = from_coo(coo);
   const auto C = to_compressed_sell(A);
-  // 3 -> 200,000 takes 3 jump slots; 200,000 -> 1,999,999 would take 27 (> max_jumps): to the rest
-  EXPECT_EQ(C.rest_nnz(), 1u);
-  EXPECT_EQ(C.compressed_nnz, 3u);
-  EXPECT_EQ(C.row_length(0), 1 + 3 + 1);
+  // 3 -> 200,000 takes 3 jump slots, 200,000 -> 1,999,999 takes 27: nothing goes to the rest
+  EXPECT_EQ(C.rest_nnz(), 0u);
+  EXPECT_EQ(C.compressed_nnz, 4u);
+  EXPECT_EQ(C.row_length(0), 1 + 3 + 1 + 27 + 1);
   EXPECT_EQ(C.row_length(1), 1);
   const auto B = to_csr(C);
   for (std::size_t k = 0; k < A.nnz(); ++k) ASSERT_EQ(B.col_idx(k), A.col_idx(k)) << "entry " << k;
+  // the kernels walk the jumps (host: the slice shape) to the same product as the oracle
+  Kokkos::View<double*, Kokkos::HostSpace> x("x", 2000000), y("y", 2), expected("expected", 2);
+  for (int c = 0; c < 2000000; ++c) x(c) = 1.0 + c % 7;
+  host_oracle_spmv(1.0, A, x, 0.0, expected);
+  spmv(Kokkos::DefaultHostExecutionSpace(), 1.0, C, x, 0.0, y);
+  Kokkos::fence();
+  EXPECT_EQ(y(0), expected(0));
+  EXPECT_EQ(y(1), expected(1));
+}
+
+// Unsorted rows are refused with a message, before any parallel pass (an exception thrown inside a
+// host parallel region would end the process).
+TEST(CompressedSell, UnsortedRowsAreRefusedNotFatal) {
+  HostCsr A("unsorted", 3, 4, 4);
+  const int cols[] = {0, 3, 2, 1};
+  for (int k = 0; k < 4; ++k) {
+    A.col_idx(k) = cols[k];
+    A.values(k) = 1.0;
+  }
+  A.row_ptr(1) = 1;
+  A.row_ptr(2) = 3;
+  A.row_ptr(3) = 4;
+  try {
+    (void)to_compressed_sell(A);
+    FAIL() << "accepted an unsorted row";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("row 1 is not sorted"), std::string::npos) << e.what();
+  }
 }
 
 // Random values (every one distinct): no table, values inline, nothing in the rest.
@@ -388,11 +416,20 @@ namespace {
 
 using namespace cispmv;
 
-TEST(ChooseFormat, ChoosesCsrOnTheHostAndEstimatesTheCompressedSizeWithinTenPercent) {
+TEST(ChooseFormat, ChoosesTheCheapestModelOnTheHostAndEstimatesTheCompressedSizeWithinTenPercent) {
   const HostCsr A = few_valued(2048, 20000, 200, 500, 81);
   const FormatChoice host = choose_format<Kokkos::DefaultHostExecutionSpace>(A);
-  EXPECT_EQ(host.format, Format::csr) << host.summary();
   ASSERT_EQ(host.candidates.size(), 3u);  // csr, sell, csell (the hybrid format only on GPUs)
+  EXPECT_EQ(host.format, host.candidates.front().format) << host.summary();
+  for (std::size_t i = 1; i < host.candidates.size(); ++i) {
+    EXPECT_LE(host.candidates[i - 1].cost(), host.candidates[i].cost()) << host.summary();
+  }
+  // ~2.7x fewer bytes than CSR at 0.32 / 0.85 of its bandwidth: csell by the host model
+  EXPECT_EQ(host.format, Format::csell) << host.summary();
+  EXPECT_THROW(choose_format<Kokkos::DefaultHostExecutionSpace>(A, 0), std::invalid_argument);
+  const FormatChoice empty = choose_format<Kokkos::DefaultHostExecutionSpace>(HostCsr("empty", 0, 0, 0));
+  EXPECT_EQ(empty.format, Format::csr);
+  EXPECT_TRUE(std::isfinite(empty.candidates.front().cost()));
   for (const auto& c : host.candidates) EXPECT_GT(c.bytes, 0.0);
   // the compressed format's estimate is close to its real size
   const auto C = to_compressed_sell(A);

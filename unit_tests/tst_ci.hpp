@@ -266,6 +266,45 @@ TEST(TEST_CATEGORY, CiFullCiOfFrozenCoreH2OInA1MatchesPySCF) {
   check_against_pyscf("h2o_631g_fc_fci", "csr", 1e-5);
 }
 
+// The Hamiltonian built on TEST_EXECSPACE (the device builder, no host CSR) is the host build: the
+// same rows, columns and values (to the last bits the backend's arithmetic may change); with a drop
+// tolerance that empties a tenth of the slots and a packing buffer of a few rows, the packed rows
+// are the undropped matrix filtered by value.
+TEST(TEST_CATEGORY, CiHamiltonianBuiltOnTheBackendIsTheHostBuildAndPacksDroppedElements) {
+  const auto dump = cispmv::ci::read_fcidump(std::string(CISPMV_TEST_DATA_DIR) + "/h2o_631g.fcidump");
+  const auto space = cispmv::ci::make_determinant_space(dump, 2, false);
+  const cispmv::HostCsr full = cispmv::ci::build_hamiltonian(dump, space, 0.0);
+  for (const double tolerance : {0.0, 1e-14, 2e-3}) {
+    cispmv::ci::HamiltonianOptions opts;
+    opts.drop_tolerance = tolerance;
+    opts.compaction_buffer = 5000;
+    const auto H = cispmv::ci::build_hamiltonian(TEST_EXECSPACE(), dump, space, opts);
+    const auto row_ptr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), H.row_ptr);
+    const auto col_idx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), H.col_idx);
+    const auto values = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), H.values);
+    ASSERT_EQ(H.num_rows, full.num_rows);
+    ASSERT_EQ(row_ptr(static_cast<std::size_t>(H.num_rows)), H.nnz());
+    std::size_t k = 0, dropped = 0;
+    for (int r = 0; r < full.num_rows; ++r) {
+      ASSERT_EQ(row_ptr(static_cast<std::size_t>(r)), k) << "tolerance " << tolerance << " row " << r;
+      for (std::size_t f = full.row_ptr(r); f < full.row_ptr(r + 1); ++f) {
+        const double v = full.values(f);
+        if (full.col_idx(f) != r && !(std::abs(v) >= tolerance)) {
+          ++dropped;
+          continue;
+        }
+        ASSERT_EQ(col_idx(k), full.col_idx(f)) << "tolerance " << tolerance << " row " << r;
+        ASSERT_NEAR(values(k), v, 1e-13 * (1.0 + std::abs(v))) << "tolerance " << tolerance << " row " << r;
+        ++k;
+      }
+    }
+    ASSERT_EQ(k, H.nnz());
+    if (tolerance > 1e-3) {
+      EXPECT_GT(dropped, full.nnz() / 20) << "the test should exercise the packing of many rows";
+    }
+  }
+}
+
 namespace {
 
 /// A matrix-free operator, y = beta*y + alpha*D*x with D = diag(1, 2, ..., n): Davidson takes any
@@ -311,4 +350,9 @@ TEST(TEST_CATEGORY, CiDavidsonDoesNotConvergeOnNaN) {
   opts.max_iterations = 20;
   const auto res = davidson_on_backend(A, A, opts);
   EXPECT_FALSE(res.converged);
+  // nor once the basis spans the whole (small) space
+  auto B = random_symmetric(6, 9);
+  B.values(B.row_ptr(2)) = std::numeric_limits<double>::quiet_NaN();
+  opts.max_iterations = 50;
+  EXPECT_FALSE(davidson_on_backend(B, B, opts).converged);
 }

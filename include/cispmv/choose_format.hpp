@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -45,8 +46,10 @@ namespace impl {
 /// ELLPACK 81 % of copy on the 1.66M-row FCI Hamiltonian, 53 % on 245K rows, 16 % on 32K; csell 50 %,
 /// 40 % and 27 % (it also waits on its value-table gathers). The vector-per-row kernels do not depend
 /// on it (hybrid 47-62 %, CSR 48-51 %). Host: CSR thread per row reaches ~85 % of a STREAM copy; the
-/// column-major sliced layouts walk each row with a stride of a slice (2 cores: Sliced ELLPACK ~0.3,
-/// csell ~0.2 of CSR's bandwidth).
+/// column-major sliced layouts walk each row with a stride of a slice (2 cores: Sliced ELLPACK ~0.3 of
+/// CSR's bandwidth); csell's host shape streams whole slices and reaches ~0.38 of CSR's bandwidth
+/// (2 cores, frozen-core H2O full CI, perf/results/2026-11-23-debian-2core/): it is waiting on its
+/// gathers, not on memory.
 template <class Exec>
 double kernel_efficiency(Format f, double rows) {
   if constexpr (is_gpu_space_v<Exec>) {
@@ -62,7 +65,7 @@ double kernel_efficiency(Format f, double rows) {
     switch (f) {
       case Format::csr: return 0.85;
       case Format::sell: return 0.3;
-      case Format::csell: return 0.2;
+      case Format::csell: return 0.32;
       default: return 0.5;
     }
   }
@@ -78,8 +81,19 @@ double kernel_efficiency(Format f, double rows) {
 /// is never a candidate (its padding to the longest row only adds bytes to Sliced ELLPACK's).
 template <class Exec, class Scalar, class Offset>
 FormatChoice choose_format(const HostCsrMatrix<Scalar, int, Offset>& A, int slice_height = 32) {
+  if (slice_height <= 0) {
+    throw std::invalid_argument("cispmv::choose_format: slice_height must be positive, got " +
+                                std::to_string(slice_height));
+  }
   Kokkos::Timer timer;
   const double rows = A.num_rows, nnz = static_cast<double>(A.nnz());
+  if (A.num_rows == 0 || A.nnz() == 0) {  // nothing to model: CSR moves nothing either
+    FormatChoice empty;
+    empty.kernel = Kernel::scalar;
+    empty.candidates.push_back({Format::csr, Kernel::scalar, 0.0, 1.0});
+    empty.seconds = timer.seconds();
+    return empty;
+  }
   const double vectors = sizeof(Scalar) * (static_cast<double>(A.num_cols) + rows);
   // padded slots of a sliced layout: sum over slices of height x longest row
   double padded = 0;

@@ -223,6 +223,14 @@ class SpmvPlan {
       }
     }
     using F = Functor<1, Beta, XView, YView>;
+    if constexpr (!impl::is_gpu_space_v<Exec> && F::has_host_slice_kernel) {  // CPUs: a slice per work item
+      Kokkos::parallel_for(
+          label_,
+          Kokkos::RangePolicy<Exec, impl::SliceTag, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<ordinal_type>>(
+              exec_, 0, A_.num_slices()),
+          F(A_, x, y, alpha, beta));
+      return;
+    }
     Kokkos::parallel_for(label_,
                          Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<ordinal_type>>(
                              exec_, 0, A_.num_rows),

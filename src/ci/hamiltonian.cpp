@@ -201,6 +201,7 @@ struct HamiltonianRows {
   Kokkos::View<double*, Mem> a_energy, b_energy, eri;
   Lists<Mem> a_singles, a_doubles, b_singles, b_doubles;
   Kokkos::View<std::size_t*, Mem> row_ptr;
+  Kokkos::View<std::size_t*, Mem> kept;  // fill pass: elements kept per row (the first ones of its slot)
   Kokkos::View<int*, Mem> col_idx;
   Kokkos::View<double*, Mem> values;
 
@@ -229,23 +230,33 @@ struct HamiltonianRows {
     const std::uint32_t row_irrep = a_irrep(ia) ^ b_irrep(ib);
     std::size_t out = Fill ? row_ptr(r) : 0;
     std::size_t count = 0;
-    auto emit = [&](std::int64_t col, double v) {
-      if (Fill) {
-        col_idx(out) = static_cast<int>(col);
-        values(out) = v;
-        ++out;
-      }
-      ++count;
-    };
     const double tolerance2 = tolerance * tolerance;  // |v| >= tol as v^2 >= tol^2: no branch on the sign
-    auto keep = [&](double v) { return v * v >= tolerance2; };
-
-    // diagonal: one-spin energies plus the Coulomb terms between the spins
-    double diagonal = a_energy(ia) + b_energy(ib);
-    for (std::uint64_t s = sa; s != 0; s &= s - 1) {
-      const int p = impl::lowest_bit(s);
-      diagonal += coulomb_sum(pair_index(p, p), sb);
-    }
+    // The counting pass counts the structurally possible elements of the row and computes no value:
+    // it is cheap, and the fill pass (which computes every value, drops the ones below the tolerance
+    // and returns how many it kept) is the only one that pays for the Slater-Condon rules. `value` is
+    // a callable, so the count pass never evaluates it.
+    auto emit = [&](std::int64_t col, const auto& value) {
+      if constexpr (Fill) {
+        const double v = value();
+        if (v * v >= tolerance2) {
+          col_idx(out) = static_cast<int>(col);
+          values(out) = v;
+          ++out;
+          ++count;
+        }
+      } else {
+        ++count;
+      }
+    };
+    // diagonal: one-spin energies plus the Coulomb terms between the spins (always stored)
+    auto diagonal = [&] {
+      double v = a_energy(ia) + b_energy(ib);
+      for (std::uint64_t s = sa; s != 0; s &= s - 1) {
+        const int p = impl::lowest_bit(s);
+        v += coulomb_sum(pair_index(p, p), sb);
+      }
+      return v;
+    };
 
     const int lo = level - 2 < 0 ? 0 : level - 2;
     const int hi = level + 2 > max_level ? max_level : level + 2;
@@ -295,15 +306,20 @@ struct HamiltonianRows {
               const std::int32_t uself = bself ? ib : 0x7fffffff;
               if (uself < us && uself < ud) {
                 bself = false;
-                emit(r, diagonal);
+                if constexpr (Fill) {
+                  col_idx(out) = static_cast<int>(r);
+                  values(out) = diagonal();
+                  ++out;
+                }
+                ++count;
               } else if (us < ud) {
-                const double v = b_singles.value(bs) +
-                                 b_singles.sign(bs) * coulomb_sum(static_cast<std::size_t>(b_singles.pair(bs)), sa);
-                if (keep(v)) emit(base + b_position(us), v);
+                emit(base + b_position(us), [&] {
+                  return b_singles.value(bs) +
+                         b_singles.sign(bs) * coulomb_sum(static_cast<std::size_t>(b_singles.pair(bs)), sa);
+                });
                 ++bs;
               } else {
-                const double v = b_doubles.value(bd);
-                if (keep(v)) emit(base + b_position(ud), v);
+                emit(base + b_position(ud), [&] { return b_doubles.value(bd); });
                 ++bd;
               }
             }
@@ -317,18 +333,17 @@ struct HamiltonianRows {
               const std::int32_t us = bs < bs_end ? b_singles.target(bs) : 0x7fffffff;
               if (bself && ib < us) {
                 bself = false;
-                const double v = a_singles.value(s_at) + sign_a * coulomb_sum(pq, sb);
-                if (keep(v)) emit(base + b_position(ib), v);
+                emit(base + b_position(ib), [&] { return a_singles.value(s_at) + sign_a * coulomb_sum(pq, sb); });
               } else {
-                const double v = sign_a * b_singles.sign(bs) * two(pq, static_cast<std::size_t>(b_singles.pair(bs)));
-                if (keep(v)) emit(base + b_position(us), v);
+                emit(base + b_position(us), [&] {
+                  return sign_a * b_singles.sign(bs) * two(pq, static_cast<std::size_t>(b_singles.pair(bs)));
+                });
                 ++bs;
               }
             }
             ++s_at;
           } else {
-            const double v = a_doubles.value(d_at);  // same irrep as ia: ib is a partner
-            if (keep(v)) emit(base + b_position(ib), v);
+            emit(base + b_position(ib), [&] { return a_doubles.value(d_at); });  // same irrep as ia: ib is a partner
             ++d_at;
           }
         }
@@ -341,7 +356,10 @@ struct HamiltonianRows {
     const std::int64_t r = row_offset + i;
     row_ptr(r + 1) = row<false>(r);
   }
-  KOKKOS_INLINE_FUNCTION void operator()(FillTag, const std::int64_t i) const { (void)row<true>(row_offset + i); }
+  KOKKOS_INLINE_FUNCTION void operator()(FillTag, const std::int64_t i) const {
+    const std::int64_t r = row_offset + i;
+    kept(r) = row<true>(r);
+  }
 };
 
 template <class Exec>
@@ -418,6 +436,63 @@ void over_rows(const Exec& exec, HamiltonianRows<Exec> f, std::int64_t n, const 
   }
 }
 
+// Closes the gaps that dropped elements left: row r holds kept(r) elements at the start of its slot
+// [row_ptr(r), row_ptr(r+1)); afterwards the rows are packed and row_ptr counts only kept elements.
+// Rows move towards the front, in chunks through a buffer (chunk c's new place ends before its old
+// place does, so it never overwrites a later chunk's elements): parallel on every backend, with
+// extra memory of one chunk rather than a second matrix. Returns the number of kept elements.
+template <class Exec>
+std::size_t compact_rows(const Exec& exec, Kokkos::View<std::size_t*, typename Exec::memory_space> row_ptr,
+                         Kokkos::View<std::size_t*, typename Exec::memory_space> kept,
+                         Kokkos::View<int*, typename Exec::memory_space> col_idx,
+                         Kokkos::View<double*, typename Exec::memory_space> values, std::size_t buffer_entries) {
+  using Mem = typename Exec::memory_space;
+  using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  const std::int64_t n = static_cast<std::int64_t>(kept.extent(0));
+  Kokkos::View<std::size_t*, Mem> new_ptr(Kokkos::view_alloc("cispmv::ci_hamiltonian::packed_row_ptr"),
+                                          static_cast<std::size_t>(n) + 1);
+  std::size_t total = 0;
+  Kokkos::parallel_scan(
+      "cispmv::build_hamiltonian::packed_scan", Policy(exec, 0, n),
+      KOKKOS_LAMBDA(const std::int64_t r, std::size_t& partial, const bool final) {
+        partial += kept(r);
+        if (final) new_ptr(r + 1) = partial;
+      },
+      total);
+  exec.fence();
+  const auto new_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), new_ptr);
+  std::size_t longest = 0;
+  for (std::int64_t r = 0; r < n; ++r) longest = std::max(longest, new_host(r + 1) - new_host(r));
+  const std::size_t buffer_size = std::min(total, std::max<std::size_t>({buffer_entries, longest, 1}));
+  Kokkos::View<int*, Mem> col_buffer(
+      Kokkos::view_alloc("cispmv::ci_hamiltonian::compact_cols", Kokkos::WithoutInitializing), buffer_size);
+  Kokkos::View<double*, Mem> value_buffer(
+      Kokkos::view_alloc("cispmv::ci_hamiltonian::compact_values", Kokkos::WithoutInitializing), buffer_size);
+  for (std::int64_t begin = 0; begin < n;) {
+    std::int64_t end = begin + 1;
+    while (end < n && new_host(end + 1) - new_host(begin) <= buffer_size) ++end;
+    const std::size_t base = new_host(begin);
+    Kokkos::parallel_for(
+        "cispmv::build_hamiltonian::compact_out", Policy(exec, begin, end), KOKKOS_LAMBDA(const std::int64_t r) {
+          for (std::size_t k = 0; k < kept(r); ++k) {
+            col_buffer(new_ptr(r) - base + k) = col_idx(row_ptr(r) + k);
+            value_buffer(new_ptr(r) - base + k) = values(row_ptr(r) + k);
+          }
+        });
+    Kokkos::parallel_for(
+        "cispmv::build_hamiltonian::compact_in",
+        Policy(exec, static_cast<std::int64_t>(base), static_cast<std::int64_t>(new_host(end))),
+        KOKKOS_LAMBDA(const std::int64_t k) {
+          col_idx(k) = col_buffer(static_cast<std::size_t>(k) - base);
+          values(k) = value_buffer(static_cast<std::size_t>(k) - base);
+        });
+    begin = end;
+  }
+  Kokkos::deep_copy(exec, row_ptr, new_ptr);
+  exec.fence();
+  return total;
+}
+
 }  // namespace
 
 template <class Exec>
@@ -449,8 +524,20 @@ CsrMatrix<double, int, std::size_t, Exec> build_hamiltonian(const Exec& exec, co
       Kokkos::view_alloc("cispmv::ci_hamiltonian::values", Kokkos::WithoutInitializing), nnz);
   f.col_idx = H.col_idx;
   f.values = H.values;
+  f.kept = Kokkos::View<std::size_t*, typename Exec::memory_space>(
+      Kokkos::view_alloc("cispmv::ci_hamiltonian::kept", Kokkos::WithoutInitializing), static_cast<std::size_t>(n));
   over_rows<Exec, FillTag>(exec, f, n, "cispmv::build_hamiltonian::fill", "fill", options);
+  std::size_t kept_total = 0;
+  const auto kept = f.kept;
+  Kokkos::parallel_reduce(
+      "cispmv::build_hamiltonian::kept", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
+      KOKKOS_LAMBDA(const std::int64_t r, std::size_t& sum) { sum += kept(r); }, kept_total);
   exec.fence();
+  if (kept_total != nnz) {  // elements below the drop tolerance: pack the rows, keep the first kept_total
+    compact_rows(exec, H.row_ptr, f.kept, H.col_idx, H.values, options.compaction_buffer);
+    H.col_idx = Kokkos::subview(H.col_idx, std::make_pair(std::size_t{0}, kept_total));
+    H.values = Kokkos::subview(H.values, std::make_pair(std::size_t{0}, kept_total));
+  }
   return H;
 }
 

@@ -27,6 +27,10 @@ struct HamiltonianOptions {
   /// Called between chunks of rows with the pass ("count" or "fill") and the fraction of rows done;
   /// the builder works in chunks so that long builds can report progress (may be empty).
   std::function<void(const char* pass, double fraction)> progress;
+  /// Elements below drop_tolerance leave gaps in the rows (the counting pass counts what the rules can
+  /// couple, without computing values); the rows are then packed in place through a buffer of this
+  /// many elements (12 bytes each) at a time, not into a second matrix.
+  std::size_t compaction_buffer = std::size_t{1} << 25;
 };
 
 /// The CI Hamiltonian of `integrals` in `space` (without the core energy) as a CSR matrix in the
@@ -43,7 +47,9 @@ struct HamiltonianOptions {
 /// with, for each, the beta targets it combines with (ib, its singles, and for ia itself its
 /// doubles): the columns come out sorted, with the Slater-Condon element of each
 /// (Mahmoud et al. 2018, section 2.1). Two passes over the rows in parallel (one thread per row):
-/// count, prefix sum, fill. Work O(nonzeros), extra memory O(strings x excitations per string).
+/// count (the coupled columns alone, no values), prefix sum, fill (the values; those below the
+/// tolerance are dropped and the rows packed afterwards when any were). Work O(nonzeros), extra
+/// memory O(strings x excitations per string).
 ///
 /// Instantiated for every enabled backend (Serial, OpenMP, Threads, Cuda, HIP).
 template <class Exec>

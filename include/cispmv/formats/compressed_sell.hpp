@@ -40,15 +40,15 @@ namespace cispmv {
 /// - Columns: row r's k-th stored entry has column `first_col(r) + col_delta(e_0) + ... + col_delta(e_k)`;
 ///   the first entry's delta is 0. A delta is the gap to the previous entry *of C* in the row, at most
 ///   65,534. A gap wider than that is bridged by *jump* slots, `col_delta == 65,535` (`jump_delta`): the
-///   column advances by 65,535 and the slot adds nothing (at most `max_jumps` per entry; an entry that
-///   would need more goes to R).
+///   column advances by 65,535 and the slot adds nothing. A row's gaps add up to less than num_cols, so
+///   jumps add at most num_cols / 65,535 slots to a row (25 for the 1.66M-column H2O full CI).
 /// - Values: `value_table(value_index(e))`. The table holds the most frequent values of the matrix, at
 ///   most 65,536 of them, bit-exact (0.0 and -0.0 are different entries; NaN payloads are kept).
 ///   Where the table would cover less than half of the entries (random values, as in the generated
 ///   suite), there is no table: `uses_table` is false and `inline_values(e)` holds each value in the
 ///   same sliced layout (10 bytes per nonzero instead of 4: only the columns compress).
 /// - R: `rest_row_ptr` / `rest_col_idx` / `rest_values`, CSR of every entry whose value is not in the
-///   table, or whose gap to the previous entry of C in its row needs more than `max_jumps` jumps.
+///   table.
 /// The product is exact up to summation order: each row adds its C entries in column order, then
 /// its R entries.
 template <class Scalar, class Ordinal = int, class Offset = std::size_t, class Device = Kokkos::DefaultExecutionSpace>
@@ -67,8 +67,6 @@ struct CompressedSellMatrix : impl::FormatTypes<Scalar, Ordinal, Offset, Device>
   /// Largest column gap of an entry's delta; the one above marks a jump slot.
   static constexpr std::int64_t max_delta = 65534;
   static constexpr std::uint16_t jump_delta = 65535;
-  /// Jump slots one entry may need before it goes to R instead (bounds the slots a row can add).
-  static constexpr std::int64_t max_jumps = 16;
   /// Most values the 16-bit index addresses.
   static constexpr std::size_t max_table_size = 65536;
 
@@ -246,22 +244,27 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, HostExecSpace> to_compressed_sell(
     std::int64_t previous = -1;
     for (Offset k = A.row_ptr(r); k < A.row_ptr(r + 1); ++k) {
       const std::int64_t c = A.col_idx(k);
-      if (k > A.row_ptr(r) && c <= A.col_idx(k - 1)) {
-        throw std::invalid_argument("cispmv::to_compressed_sell: row " + std::to_string(r) +
-                                    " is not sorted by column without duplicates");
-      }
       const std::int32_t slot = C.uses_table ? index.find(impl::value_bits(A.values(k))) : 0;
       std::int64_t gap = previous < 0 ? 0 : c - previous;
       std::int64_t jumps = 0;
-      while (gap > Matrix::max_delta && jumps <= Matrix::max_jumps) {
+      while (gap > Matrix::max_delta) {  // the gaps of a row add up to < num_cols: few slots per row
         gap -= Matrix::jump_delta;
         ++jumps;
       }
-      const bool kept = slot >= 0 && jumps <= Matrix::max_jumps;
+      const bool kept = slot >= 0;
       emit(k, kept, kept ? jumps : 0, gap, slot);
       if (kept) previous = c;
     }
   };
+  // checked before the parallel passes: an exception must not leave a host parallel region
+  for (Ordinal r = 0; r < A.num_rows; ++r) {
+    for (Offset k = A.row_ptr(r) + 1; k < A.row_ptr(r + 1); ++k) {
+      if (A.col_idx(k) <= A.col_idx(k - 1)) {
+        throw std::invalid_argument("cispmv::to_compressed_sell: row " + std::to_string(r) +
+                                    " is not sorted by column without duplicates");
+      }
+    }
+  }
   Kokkos::parallel_for("cispmv::to_compressed_sell::count", Kokkos::RangePolicy<HostExecSpace>(0, A.num_rows),
                        [&](const Ordinal r) {
                          Ordinal kept = 0;

@@ -221,7 +221,8 @@ class Davidson {
       const bool done = worst < opts_.residual_tolerance;
       // A full basis spans the space: its Ritz pairs are exact, nothing to add.
       if (done || res_.iterations >= opts_.max_iterations || static_cast<std::size_t>(m_) == n_) {
-        res_.converged = done || static_cast<std::size_t>(m_) == n_;
+        // a NaN residual (NaN in the matrix or the start) is never convergence, not even of a full basis
+        res_.converged = !std::isnan(worst) && (done || static_cast<std::size_t>(m_) == n_);
         break;
       }
       int unconverged = 0;

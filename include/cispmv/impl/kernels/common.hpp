@@ -12,6 +12,9 @@
 
 namespace cispmv::impl {
 
+/// Tag of the host slice shape of a scalar kernel (see SpmvFunctorBase::has_host_slice_kernel).
+struct SliceTag {};
+
 /// How y is updated: compile-time, so the kernels carry no branch on beta (beta == 0 never reads
 /// y, so NaN in y is overwritten as BLAS requires).
 enum BetaCase : int { beta_zero = 0, beta_one = 1, beta_general = 2 };
@@ -29,6 +32,11 @@ struct SpmvFunctorBase {
   static constexpr bool unrolled = false;
   /// Kernels that can stage the reference part of x in team scratch memory say so.
   static constexpr bool can_stage_x = false;
+  /// Sliced formats whose scalar kernel has a CPU shape say so: operator()(SliceTag, slice) walks a
+  /// whole slice with the loops interchanged (entry k of every row of the slice, then k + 1), so a
+  /// CPU thread streams the slice's column-major block once, front to back, instead of striding
+  /// through it once per row. The launch uses it for the scalar kernel on host execution spaces.
+  static constexpr bool has_host_slice_kernel = false;
   using value_type = typename Matrix::value_type;
   using ordinal_type = typename Matrix::ordinal_type;
   using size_type = typename Matrix::size_type;

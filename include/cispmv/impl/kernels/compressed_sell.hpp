@@ -19,6 +19,9 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
   using Matrix = CompressedSellMatrix<S, O, Off, D>;
   using Base = SpmvFunctorBase<Exec, Matrix, XView, YView, Beta>;
   static constexpr bool has_vector_kernel = false;
+  static constexpr bool has_host_slice_kernel = true;
+  /// Rows of a slice the host shape carries at once (their columns and sums live in registers / L1).
+  static constexpr int host_lanes = 8;
 
   /// The value table, read at scattered places: the read-only data path (__ldg on CUDA).
   Kokkos::View<const S*, typename Matrix::device_type, Kokkos::MemoryTraits<Kokkos::RandomAccess>> table;
@@ -79,6 +82,72 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
         if (d != jump) sum += load_once(A.inline_values(idx)) * this->x(col);
       }
     }
+    finish_row(row, sum);
+  }
+
+  /// The CPU shape: slice s, host_lanes rows at a time, entry k of each of them before entry k + 1.
+  /// The k-th entries of consecutive rows are adjacent (column-major slice), so each step reads
+  /// 2 x host_lanes consecutive 16-bit words and the slice streams through the cache once. Padding
+  /// (k >= a row's length) and jump slots are masked with a select, not a branch; padding's delta is
+  /// 0, so its column stays a valid one of the row (or 0) and its gathers stay in range.
+  KOKKOS_INLINE_FUNCTION void operator()(SliceTag, const O s) const {
+    const Matrix& A = this->A;
+    const O h = A.slice_height;
+    const O first_row = s * h;
+    const O rows = A.num_rows - first_row < h ? A.num_rows - first_row : h;
+    const Off base = A.slice_ptr(s);
+    constexpr int L = host_lanes;
+    for (O l0 = 0; l0 < rows; l0 += L) {
+      const int n = rows - l0 < L ? static_cast<int>(rows - l0) : L;
+      O col[L], len[L];
+      S sum[L];
+      for (int i = 0; i < L; ++i) {
+        col[i] = i < n ? A.first_col(first_row + l0 + i) : 0;
+        len[i] = i < n ? A.row_length(first_row + l0 + i) : 0;
+        sum[i] = 0;
+      }
+      O row_width = 0;  // the longest of these rows: the slice's padding beyond it is skipped
+      for (int i = 0; i < n; ++i) row_width = len[i] > row_width ? len[i] : row_width;
+      if (A.uses_table) {  // uniform over the matrix
+        walk<true>(base + static_cast<Off>(l0), h, n, row_width, col, len, sum);
+      } else {
+        walk<false>(base + static_cast<Off>(l0), h, n, row_width, col, len, sum);
+      }
+      for (int i = 0; i < n; ++i) finish_row(first_row + l0 + i, sum[i]);
+    }
+  }
+
+ private:
+  // one entry of the slice layout at `at`, the k-th slot of its row
+  template <bool UsesTable>
+  KOKKOS_FORCEINLINE_FUNCTION void entry(const Off at, const O k, O& col, const O len, S& sum) const {
+    const std::uint16_t d = this->A.col_delta(at);
+    col += static_cast<O>(d);
+    const S v = UsesTable ? table(this->A.value_index(at)) : this->A.inline_values(at);
+    const S product = v * this->x(col);
+    sum += (k < len && d != Matrix::jump_delta) ? product : S(0);
+  }
+  // slots 0 .. width-1 of n rows whose slot k starts at at + k * h; all host_lanes rows with a
+  // compile-time trip count (the common case), the slice's last few rows without
+  template <bool UsesTable>
+  KOKKOS_FORCEINLINE_FUNCTION void walk(const Off at, const O h, const int n, const O width, O* col, const O* len,
+                                        S* sum) const {
+    constexpr int L = host_lanes;
+    if (n == L) {
+      for (O k = 0; k < width; ++k) {
+        const Off row_at = at + static_cast<Off>(k) * static_cast<Off>(h);
+        for (int i = 0; i < L; ++i) entry<UsesTable>(row_at + static_cast<Off>(i), k, col[i], len[i], sum[i]);
+      }
+    } else {
+      for (O k = 0; k < width; ++k) {
+        const Off row_at = at + static_cast<Off>(k) * static_cast<Off>(h);
+        for (int i = 0; i < n; ++i) entry<UsesTable>(row_at + static_cast<Off>(i), k, col[i], len[i], sum[i]);
+      }
+    }
+  }
+  // the row's entries of the rest R, then y
+  KOKKOS_FORCEINLINE_FUNCTION void finish_row(const O row, S sum) const {
+    const Matrix& A = this->A;
     const Off rest_end = A.rest_row_ptr(row + 1);
     for (Off k = A.rest_row_ptr(row); k < rest_end; ++k) sum += A.rest_values(k) * this->x(A.rest_col_idx(k));
     this->update(row, sum);
