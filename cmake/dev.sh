@@ -2,12 +2,14 @@
 # One entry point for a fresh machine: installs what is missing, builds Kokkos/Kokkos Kernels
 # (cmake/bootstrap.sh), configures and builds cispmv with a CMake preset, then does one job.
 #
-#   cmake/dev.sh [--preset openmp|cuda|k20] [--arch ARCH] [--source DIR|TGZ] run [cispmv run options]
+#   cmake/dev.sh [--preset openmp|cuda|k20] [--kokkos 3|4] [--arch ARCH] [--source DIR|TGZ] run [cispmv run options]
 #   cmake/dev.sh [--preset ...] test [ctest options]
 #   cmake/dev.sh [--preset ...] build
 #   cmake/dev.sh [--preset ...] cli [any cispmv command line]
 #
 # `run` is the main job (the cispmv program on its built-in default matrix), `test` the test suite.
+# --kokkos 4 builds against Kokkos 4.6.01 + Kokkos Kernels 4.6.02 (preset <preset>-kokkos4; --source
+# names the release archives, e.g. ../shared/deps); the default is Kokkos 3.4.01.
 # With Kokkos_ROOT and KokkosKernels_ROOT set, the installed Kokkos is used instead of .deps/.
 # CISPMV_CMAKE_ARGS (e.g. "-DCISPMV_WARNINGS_AS_ERRORS=ON", as CI sets it) goes to the configure step.
 set -euo pipefail
@@ -15,17 +17,19 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$top"
 
 preset=openmp
+kokkos=3
 boot_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --preset) preset=${2:?}; boot_args+=(--preset "$2"); shift 2 ;;
-    --arch|--source|--jobs) boot_args+=("$1" "${2:?}"); shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    --kokkos) kokkos=${2:?}; boot_args+=(--kokkos "$2"); shift 2 ;;
+    --arch|--source|--kokkos-source|--jobs) boot_args+=("$1" "${2:?}"); shift 2 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) break ;;
   esac
 done
 job=${1:-}
-[ -n "$job" ] || { sed -n '2,14p' "$0"; exit 2; }
+[ -n "$job" ] || { sed -n '2,16p' "$0"; exit 2; }
 shift
 
 # System packages: the build tools and the libraries cispmv's tests, benchmarks and CLI use.
@@ -54,6 +58,11 @@ if [ -z "${Kokkos_ROOT:-}" ] || [ -z "${KokkosKernels_ROOT:-}" ]; then
   bash "$top/cmake/bootstrap.sh" "${boot_args[@]}"
 fi
 
+case "$kokkos" in
+  3|3.4|3.4.01) ;;
+  4|4.6|4.6.01) preset="$preset-kokkos4" ;;
+  *) echo "dev.sh: unknown --kokkos '$kokkos' (3 or 4)" >&2; exit 2 ;;
+esac
 jobs=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
 # shellcheck disable=SC2086  # CISPMV_CMAKE_ARGS is a list of arguments
 cmake --preset "$preset" ${CISPMV_CMAKE_ARGS:-} >/dev/null

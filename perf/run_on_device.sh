@@ -3,7 +3,12 @@
 # registry, so the Kokkos sources come along as a tarball made by `cmake/bootstrap.sh --pack`).
 #
 #   perf/run_on_device.sh STAGE... (stages: build test run bench bench-quick bench-large bench-fci bench-fci-large
-#                                   bench-host bench-host-large ci-matrix ci-e2e ncu ncu-csell report)
+#                                   bench-host bench-host-large ci-matrix ci-e2e ncu ncu-csell report
+#                                   build-kokkos4 test-kokkos4 bench-kokkos4)
+#
+# The *-kokkos4 stages do the same against Kokkos 4.6.01 + Kokkos Kernels 4.6.02 (preset cuda-kokkos4),
+# from KOKKOS4_TGZ (default .deps/kokkos4-src.tgz, made here by
+# `cmake/bootstrap.sh --kokkos 4 --source ../shared/deps --pack .deps/kokkos4-src.tgz`).
 #
 # Environment: RES (results folder, default perf/out; the device tool fetches one tarball of it), KOKKOS_TGZ (default .deps/kokkos-src.tgz),
 # CISPMV_COMMIT (recorded in the reports), ARCH (Kokkos arch, default HOPPER90), JOBS.
@@ -12,6 +17,7 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 RES=${RES:-perf/out}
 KOKKOS_TGZ=${KOKKOS_TGZ:-.deps/kokkos-src.tgz}
+KOKKOS4_TGZ=${KOKKOS4_TGZ:-.deps/kokkos4-src.tgz}
 ARCH=${ARCH:-HOPPER90}
 JOBS=${JOBS:-$(nproc)}
 mkdir -p "$RES"
@@ -37,7 +43,30 @@ for stage in "$@"; do
       log "compute-sanitizer memcheck on the CUDA test executable"
       compute-sanitizer --tool memcheck --error-exitcode 9 build/cuda/unit_tests/cispmv_test_cuda \
         --gtest_filter='*PaperExample*:*RandomIrregular*:*EveryLaunchShape*' >"$RES/memcheck.txt" 2>&1
-      echo "memcheck exit code $? ($(grep -c 'ERROR SUMMARY: 0 errors' "$RES/memcheck.txt") clean summaries)" | tee -a "$RES/log.txt" ;;
+      echo "memcheck exit code $? ($(grep -c 'ERROR SUMMARY: 0 errors' "$RES/memcheck.txt") clean summaries)" | tee -a "$RES/log.txt"
+      log "compute-sanitizer racecheck (shared memory: the staged hybrid kernel) on the CUDA test executable"
+      compute-sanitizer --tool racecheck --error-exitcode 9 build/cuda/unit_tests/cispmv_test_cuda \
+        --gtest_filter='*PaperExample*:*EveryLaunchShape*' >"$RES/racecheck.txt" 2>&1
+      echo "racecheck exit code $? ($(grep -c 'ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards' "$RES/racecheck.txt") clean summaries)" | tee -a "$RES/log.txt" ;;
+    build-kokkos4)
+      log "bootstrap Kokkos 4.6.01 + Kokkos Kernels 4.6.02 ($ARCH)"
+      bash cmake/bootstrap.sh --preset cuda --kokkos 4 --arch "$ARCH" --source "$KOKKOS4_TGZ" --jobs "$JOBS" \
+        >"$RES/bootstrap-kokkos4.txt" 2>&1 || { tail -30 "$RES/bootstrap-kokkos4.txt"; exit 1; }
+      log "configure + build (cuda-kokkos4 preset)"
+      cmake --preset cuda-kokkos4 >"$RES/configure-kokkos4.txt" 2>&1 || { tail -30 "$RES/configure-kokkos4.txt"; exit 1; }
+      cmake --build --preset cuda-kokkos4 --parallel "$JOBS" >"$RES/build-kokkos4.txt" 2>&1 ||
+        { grep -B2 -A8 error "$RES/build-kokkos4.txt" | head -60; exit 1; }
+      log "built (Kokkos 4)" ;;
+    test-kokkos4)
+      log "ctest (cuda-kokkos4 preset)"
+      ctest --preset cuda-kokkos4 2>&1 | tee "$RES/ctest-kokkos4.txt" | tail -15 ;;
+    bench-kokkos4)
+      log "spmv_bench with Kokkos 4.6 (Kokkos Kernels 4.6.02 native and merge path): paper32k-1, frozen-core FCI"
+      for m in paper32k-1 fcidump:unit_tests/data/h2o_631g_fc.fcidump:8:all-irreps; do
+        build/cuda-kokkos4/perf/spmv_bench --matrix "$m" --iterations 20 --repetitions 5 --out-dir "$RES/kokkos4" \
+          --benchmark_filter='-unstaged' >>"$RES/bench-kokkos4.txt" 2>&1
+        echo "$m: exit code $?" | tee -a "$RES/log.txt"
+      done ;;
     run)
       log "cispmv run (main job, default matrix)"
       "$cli" run --repetitions 50 --json "$RES/run-paper32k-1.json" >"$RES/run-paper32k-1.txt" 2>"$RES/run-paper32k-1.err"

@@ -120,11 +120,18 @@ class Suite {
 
   void register_all() {
     const std::string space = settings_.space;
-    add("kokkos-kernels/native", [this] {
-      auto K = as_kokkos_kernels(csr_);
-      return Prepared{[K, this] { kokkos_kernels_spmv(Exec(), Scalar(1), K, x_, Scalar(0), y_); },
-                      spmv_traffic_bytes(csr_)};
-    });
+    // Kokkos Kernels' default algorithm ("native": ETI and TPLs off) and, with 4.x, its merge path
+    for (const auto algorithm : {KokkosKernelsAlgorithm::default_algorithm, KokkosKernelsAlgorithm::merge_path}) {
+      if (!kokkos_kernels_has(algorithm)) continue;
+      const bool merge = algorithm == KokkosKernelsAlgorithm::merge_path;
+      add(merge ? "kokkos-kernels/merge-path" : "kokkos-kernels/native", [this, algorithm] {
+        auto K = as_kokkos_kernels(csr_);
+        using Kk = KokkosKernelsSpmv<Exec, decltype(K), Vec, Vec>;
+        auto op = std::make_shared<Kk>(algorithm);
+        return Prepared{[K, op, this] { op->apply(Exec(), Scalar(1), K, x_, Scalar(0), y_); },
+                        spmv_traffic_bytes(csr_)};
+      });
+    }
 #if defined(KOKKOS_ENABLE_CUDA)
     if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
       add_cusparse_csr("cusparse-csr/default", CUSPARSE_SPMV_ALG_DEFAULT);
@@ -321,6 +328,7 @@ int run_space(const Settings& settings) {
       std::is_same_v<Exec, Kokkos::DefaultHostExecutionSpace> ? (std::size_t(1) << 29) : (std::size_t(1) << 31);
   const double copy_bw = measure_copy_bandwidth<Exec>(copy_bytes);
   benchmark::AddCustomContext("cispmv", configuration_string());
+  benchmark::AddCustomContext("kokkos_kernels", kokkos_kernels_version());
   benchmark::AddCustomContext("device", std::is_same_v<Exec, Kokkos::DefaultHostExecutionSpace>
                                             ? std::string("host: ") + Exec::name()
                                             : device_name());

@@ -244,6 +244,55 @@ TEST(CiHost, FciDumpErrorsNameTheFileTheLineAndWhatWasExpected) {
   EXPECT_THROW(cispmv::ci::read_fcidump(data_path("no_such_file.fcidump")), std::runtime_error);
 }
 
+// Hostile FCIDUMPs (issue 13): every one is refused with its line, none is read silently wrong.
+TEST(CiHost, FciDumpRefusesWhatWouldBeReadSilentlyWrong) {
+  const std::string head = " &FCI NORB=2,NELEC=2,MS2=0,\n  ORBSYM=1,1,\n  ISYM=1,\n &END\n";
+  struct Case {
+    std::string text, expect;
+  };
+  const std::vector<Case> cases = {
+      {head + " nan 1 1 1 1\n", "test.fcidump:5: expected a real number"},
+      {head + " 0.5 1 1 1 1\n inf 0 0 0 0\n", "test.fcidump:6:"},
+      {head + " -Infinity 1 1 0 0\n", "no hexadecimal, inf or nan"},
+      {head + " 0x1p3 1 1 1 1\n", "no hexadecimal"},
+      {head + " 1e400 1 1 1 1\n", "out of the range of a double"},
+      {head + " 0.5 1 1 1 1\n 0.6 1 1 1 1\n", "test.fcidump:6: the two-electron integral given twice"},
+      {head + " 0.5 2 1 1 1\n 0.6 1 2 1 1\n", "given twice with different values"},  // (21|11) = (12|11)
+      {head + " 0.5 2 1 0 0\n 0.4 1 2 0 0\n", "the one-electron integral given twice"},
+      {head + " 9.0 0 0 0 0\n 9.5 0 0 0 0\n", "the core energy (0 0 0 0) given twice"},
+      {" &FCI NORB=4294967298,NELEC=2 /\n", "out of range"},
+      {" &FCI NORB=2,NELEC=4294967298 /\n", "out of range"},
+      {" &FCI NORB=2,NELEC=2,NORB=3 /\n", "NORB is given twice in the &FCI namelist (first on line 1)"},
+      {"garbage &FCI NORB=2,NELEC=2 /\n", "text before the '&FCI' namelist header: 'garbage '"},
+      {std::string("\x01\x02"
+                   "binary\0junk\n",
+                   14),
+       "got '\\x01\\x02binary\\x00junk'"},
+      {std::string(3000, 'x') + "\n", "... (2920 more characters)"},
+  };
+  for (const auto& c : cases) {
+    const std::string e = parse_error(c.text);
+    EXPECT_NE(e.find(c.expect), std::string::npos) << "input " << c.text.substr(0, 60) << "\n got: " << e;
+  }
+  // the same integral twice with the same value (files that list every permutation) is fine
+  std::istringstream same(head + " 0.5 2 1 1 1\n 0.5 1 2 1 1\n 0.5 1 1 2 1\n 1.0 0 0 0 0\n");
+  const FciDump d = cispmv::ci::parse_fcidump(same, "same.fcidump");
+  EXPECT_EQ(d.two(1, 0, 0, 0), 0.5);
+  EXPECT_TRUE(d.has_core_energy);
+  std::istringstream none(head + " 0.5 1 1 1 1\n");
+  EXPECT_FALSE(cispmv::ci::parse_fcidump(none, "none.fcidump").has_core_energy);
+  // a directory and a line without end (what /dev/zero is) are refused, fast
+  try {
+    cispmv::ci::read_fcidump(CISPMV_TEST_DATA_DIR);
+    ADD_FAILURE() << "read a directory";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("is a directory"), std::string::npos) << e.what();
+  }
+  const std::string endless(std::size_t{3} << 20, '\0');
+  const std::string e = parse_error(endless);
+  EXPECT_NE(e.find("a line longer than 1 MiB"), std::string::npos) << e.substr(0, 200);
+}
+
 TEST(CiHost, FciDumpReadsThePySCFFiles) {
   const FciDump h2 = cispmv::ci::read_fcidump(data_path("h2_sto3g.fcidump"));
   EXPECT_EQ(h2.num_orbitals, 2);
@@ -679,6 +728,20 @@ TEST(CiHost, CiCommandRefusesWhatDoesNotFitAtOnce) {
     EXPECT_NE(msg.find("determinants"), std::string::npos) << msg;
   }
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
+  // the space (3.2 GB) would fit 8 GB, its matrix (~3 TB) not by far: refused before the space is built
+  opts.max_memory = "8G";
+  std::ostringstream early;
+  const auto start_early = std::chrono::steady_clock::now();
+  try {
+    cispmv::app::ci_command(opts, early);
+    ADD_FAILURE() << "no refusal";
+  } catch (const cispmv::MemoryBudgetError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("estimated before building the space"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("TB"), std::string::npos) << msg;
+  }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start_early).count(), 2.0);
+  EXPECT_EQ(early.str().find("determinants: "), std::string::npos) << "the space was built: " << early.str();
   // the space fits, the matrix (1.2 GB) does not: refused after the estimate, before the build
   opts.fcidump = data_path("h2o_631g_fc.fcidump");
   opts.max_memory = "200M";
@@ -747,3 +810,52 @@ TEST(CiHost, HamiltonianSpecsParseAndMalformedOnesSayWhatIsWrong) {
 }
 
 }  // namespace
+
+// ------------------------------------------------------------------ options of `cispmv run` / `stats`
+// Options that would hang, exhaust memory or time nothing are refused before any work (issue 13).
+TEST(CiHost, RunAndStatsRefuseOptionsThatCannotWork) {
+  auto refused = [](cispmv::app::RunOptions o, const std::string& expect) {
+    o.matrix = data_path("paper_6x5.mtx");
+    std::ostringstream out;
+    try {
+      cispmv::app::run_command(o, out);
+      ADD_FAILURE() << "accepted, expected: " << expect;
+    } catch (const std::exception& e) {
+      EXPECT_NE(std::string(e.what()).find(expect), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(out.str(), "") << "work was done before the refusal";
+  };
+  cispmv::app::RunOptions o;
+  o.formats = {"ell"};
+  o.kernels = {"vector"};
+  refused(o, "format 'ell' has none of the kernels asked for (it has: scalar)");
+  o = {};
+  o.repetitions = 2147483647;
+  refused(o, "--repetitions must be in 1..100000");
+  o = {};
+  o.rows_per_team = 2147483647;
+  refused(o, "--rows-per-team must be in 1..1024");
+  o = {};
+  o.slice_height = 2147483647;
+  refused(o, "--slice-height must be in 1..1024");
+  o = {};
+  o.json = "/nonexistent-folder/out.json";
+  refused(o, "cannot write the --json file");
+  o = {};
+  o.boundary = 2147483647;
+  refused(o, "BOUNDARY = 2147483647 is outside [0, 5]");
+  std::ostringstream out;
+  EXPECT_THROW(cispmv::app::stats_command(data_path("paper_6x5.mtx"), 2147483647, out), std::invalid_argument);
+  // --json -: the JSON alone on stdout, no text report mixed into it
+  cispmv::app::RunOptions quiet;
+  quiet.matrix = data_path("paper_6x5.mtx");
+  quiet.formats = {"csr"};
+  quiet.repetitions = 2;
+  quiet.json = "-";
+  std::ostringstream text;
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(cispmv::app::run_command(quiet, text), 0);
+  const std::string json = testing::internal::GetCapturedStdout();
+  EXPECT_EQ(text.str(), "");
+  EXPECT_EQ(json.front(), '{') << json.substr(0, 100);
+}

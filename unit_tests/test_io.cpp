@@ -5,11 +5,16 @@
 #include <gtest/gtest.h>
 
 #include "cispmv/io.hpp"
+#include "test_utils.hpp"
+
+#include <sys/resource.h>
 
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -317,6 +322,8 @@ INSTANTIATE_TEST_SUITE_P(
         MalformedCase{"text_value", MM_HEADER "6 5 1\n1 1 abc\n", 3, "expected a real value, found 'abc'"},
         MalformedCase{"half_number", MM_HEADER "6 5 1\n1 1 1.5e\n", 3, "expected a real value, found '1.5e'"},
         MalformedCase{"hex_value", MM_HEADER "6 5 1\n1 1 0x1p3\n", 3, "expected a real value"},
+        MalformedCase{"two_signs", MM_HEADER "6 5 1\n1 1 +-1.5\n", 3, "expected a real value, found '+-1.5'"},
+        MalformedCase{"two_plus_signs", MM_HEADER "6 5 1\n1 1 ++1.5\n", 3, "expected a real value, found '++1.5'"},
         MalformedCase{"trailing_garbage", MM_HEADER "6 5 2\n1 1 1.0\n2 2 2.0 x\n", 4,
                       "unexpected text 'x' after the entry"},
         MalformedCase{"integer_with_fraction", "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 1.5\n", 3,
@@ -324,6 +331,41 @@ INSTANTIATE_TEST_SUITE_P(
         MalformedCase{"pattern_with_value", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 1 1.5\n", 3,
                       "a pattern file has no values"}),
     [](const ::testing::TestParamInfo<MalformedCase>& param_info) { return std::string(param_info.param.name); });
+
+// A write that fails half way (here: the file-size limit) leaves the old file as it was, and no
+// temporary file behind; both writers go through the same temporary-then-rename path.
+TEST(MatrixIoWrite, AFailedWriteLeavesTheOldFileIntact) {
+  const std::string mtx = temp_path("keep.mtx"), bin = temp_path("keep.cispmv");
+  const HostCsr small = cispmv::test::random_irregular<double>(20, 20, 4, 3);
+  cispmv::write_matrix_market(mtx, small);
+  cispmv::write_binary(bin, small);
+  auto slurp = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string old_mtx = slurp(mtx), old_bin = slurp(bin);
+  const HostCsr big = cispmv::test::random_irregular<double>(20000, 20000, 7, 40);  // ~10 MB of text
+  rlimit saved{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &saved), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);  // writes past the limit fail with EFBIG
+  rlimit small_limit = saved;
+  small_limit.rlim_cur = 1 << 20;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small_limit), 0);
+  EXPECT_THROW(cispmv::write_matrix_market(mtx, big), std::runtime_error);
+  EXPECT_THROW(cispmv::write_binary(bin, big), std::runtime_error);
+  setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_EQ(slurp(mtx), old_mtx);
+  EXPECT_EQ(slurp(bin), old_bin);
+  for (const auto& entry : std::filesystem::directory_iterator(::testing::TempDir())) {
+    EXPECT_EQ(entry.path().filename().string().find(".cispmv_test_io_keep"), std::string::npos)
+        << "temporary file left behind: " << entry.path();
+  }
+  // a complete write replaces the file; a path that is no regular file is written in place
+  cispmv::write_matrix_market(mtx, big);
+  EXPECT_EQ(cispmv::read_matrix_market(mtx).nnz(), big.nnz());
+  EXPECT_NO_THROW(cispmv::write_matrix_market("/dev/null", small));
+}
 
 TEST(MatrixMarketIo, MissingFileThrowsRuntimeErrorNamingIt) {
   const std::string path = temp_path("does_not_exist.mtx");

@@ -22,6 +22,22 @@ TEST(TEST_CATEGORY, KokkosKernelsSpmvOnTheSameCsrMatchesHostOracle) {
   kokkos_kernels_spmv(TEST_EXECSPACE(), 2.0, K, x, 0.0, y);
   Kokkos::fence();
   EXPECT_TRUE(cispmv::test::allclose(y, expected, spmv_tolerance(hA, hx, 2.0)));
+  // every algorithm this Kokkos Kernels has (4.x: merge path too) through one reused handle
+  for (const auto algorithm : {KokkosKernelsAlgorithm::default_algorithm, KokkosKernelsAlgorithm::merge_path}) {
+    using Op = KokkosKernelsSpmv<TEST_EXECSPACE, std::remove_const_t<decltype(K)>, decltype(x), decltype(y)>;
+    if (!kokkos_kernels_has(algorithm)) {
+      EXPECT_THROW(Op{algorithm}, std::invalid_argument);
+      continue;
+    }
+    Op op(algorithm);
+    for (int repeat = 0; repeat < 2; ++repeat) {
+      Kokkos::deep_copy(y, 0.0);
+      op.apply(TEST_EXECSPACE(), 2.0, K, x, 0.0, y);
+      Kokkos::fence();
+      EXPECT_TRUE(cispmv::test::allclose(y, expected, spmv_tolerance(hA, hx, 2.0)))
+          << "algorithm " << static_cast<int>(algorithm) << ", call " << repeat + 1;
+    }
+  }
 }
 
 }  // namespace

@@ -8,6 +8,27 @@
 
 namespace cispmv {
 
+/// `text` as an error message may quote it: at most `limit` characters (then "... (N more)"), and
+/// every byte that is not printable ASCII as \xNN, so that a binary file or a 64 KB line never
+/// reaches the terminal raw.
+inline std::string quote_excerpt(const std::string& text, std::size_t limit = 80) {
+  static const char* hex = "0123456789abcdef";
+  std::string out = "'";
+  for (std::size_t i = 0; i < text.size() && i < limit; ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  out += "'";
+  if (text.size() > limit) out += "... (" + std::to_string(text.size() - limit) + " more characters)";
+  return out;
+}
+
 /// A malformed or corrupt input file.
 ///
 /// `what()` reads "<file>:<line>: <problem>" for text files (as compilers report errors) and

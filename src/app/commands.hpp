@@ -5,10 +5,26 @@
 #include "cispmv/formats/csr.hpp"
 
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace cispmv::app {
+
+/// Bounds of the options that size work or memory: past them a run would hang or exhaust memory
+/// (a 2^31-row team, 2^31 repetitions, a 2^31-row slice), so they are refused up front.
+inline constexpr int max_repetitions = 100000;
+inline constexpr int max_rows_per_team = 1024;
+inline constexpr int max_slice_height = 1024;
+
+/// BOUNDARY (the hybrid format's reference width) must lie in [0, columns]: `run` and `stats`
+/// check it the same way. Throws std::invalid_argument.
+inline void check_boundary(int boundary, const HostCsr& A) {
+  if (boundary < 0 || boundary > A.num_cols) {
+    throw std::invalid_argument("BOUNDARY = " + std::to_string(boundary) + " is outside [0, " +
+                                std::to_string(A.num_cols) + "] (the number of columns)");
+  }
+}
 
 /// `cispmv run [matrix]`: every format and kernel on one matrix, with the paper's reports.
 struct RunOptions {

@@ -34,14 +34,15 @@ int main(int argc, char* argv[]) {
   run_cmd->add_option("--kernels", run.kernels, "kernels: scalar vector (default: both)")
       ->check(CLI::IsMember({"scalar", "vector"}))
       ->delimiter(',');
+  // integer ranges (CLI11's NonNegativeNumber would print its bound as a 300-digit double)
   run_cmd->add_option("--boundary", run.boundary, "BOUNDARY of the hybrid format (default: automatic)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 2147483647));
   run_cmd->add_option("--rows-per-team", run.rows_per_team, "rows per team of the vector kernels (default: tuned)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, app::max_rows_per_team));
   run_cmd->add_option("--slice-height", run.slice_height, "slice height of Sliced ELLPACK(-R)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, app::max_slice_height));
   run_cmd->add_option("--repetitions", run.repetitions, "timed repetitions per kernel (median reported)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, app::max_repetitions));
   run_cmd->add_flag("!--no-baseline", run.baseline, "do not time Kokkos Kernels spmv");
   run_cmd->add_flag("--float", run.single_precision, "single precision (default double)");
   run_cmd->add_option("--json", run.json, "also write the results as JSON to this file ('-' = stdout)");
@@ -57,7 +58,8 @@ int main(int argc, char* argv[]) {
   int stats_boundary = -1;
   auto* stats_cmd = cli.add_subcommand("stats", "print the paper's statistics of a matrix (Tables 3-5)");
   stats_cmd->add_option("matrix", stats_matrix, "a .mtx or .cispmv file, or a suite name")->required();
-  stats_cmd->add_option("--boundary", stats_boundary, "BOUNDARY (default: automatic)")->check(CLI::NonNegativeNumber);
+  stats_cmd->add_option("--boundary", stats_boundary, "BOUNDARY (default: automatic)")
+      ->check(CLI::Range(0, 2147483647));
 
   std::string conv_in, conv_out;
   auto* conv_cmd = cli.add_subcommand("convert", "convert between .mtx and .cispmv (binary) files");
@@ -71,8 +73,8 @@ int main(int argc, char* argv[]) {
       ->required()
       ->check(CLI::ExistingFile);
   ci_cmd->add_option("--level", ci.level, "maximum excitation level (1 CIS, 2 CISD, ...; >= electrons: full CI)")
-      ->check(CLI::PositiveNumber);
-  ci_cmd->add_option("--roots", ci.roots, "lowest eigenvalues to compute")->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 128));
+  ci_cmd->add_option("--roots", ci.roots, "lowest eigenvalues to compute")->check(CLI::Range(1, 1000));
   std::vector<std::string> ci_formats = formats;
   ci_formats.insert(ci_formats.begin(), "auto");
   ci_cmd
@@ -81,8 +83,9 @@ int main(int argc, char* argv[]) {
           "format of the Davidson SpMV: auto (the model of choose_format) or " + format_list + " (default auto)")
       ->check(CLI::IsMember(ci_formats));
   ci_cmd->add_option("--write-mtx", ci.write_mtx, "write the Hamiltonian as a symmetric Matrix Market file");
-  ci_cmd->add_option("--tolerance", ci.residual_tolerance, "Davidson residual norm tolerance");
-  ci_cmd->add_option("--max-iterations", ci.max_iterations, "Davidson iterations")->check(CLI::PositiveNumber);
+  ci_cmd->add_option("--tolerance", ci.residual_tolerance, "Davidson residual norm tolerance")
+      ->check(CLI::Range(1e-14, 1.0));
+  ci_cmd->add_option("--max-iterations", ci.max_iterations, "Davidson iterations")->check(CLI::Range(1, 100000));
   ci_cmd->add_flag("!--all-irreps", ci.restrict_to_isym, "keep determinants of every irreducible representation");
   ci_cmd->add_option("--alpha", ci.occupied_alpha,
                      "reference: occupied alpha orbitals, 1-based, e.g. 1-4,6 (with --beta; default: aufbau)");

@@ -55,6 +55,7 @@ int stats_command(const std::string& matrix, int boundary_option, std::ostream& 
   validate(A);
   const auto choice = choose_boundary(A);
   const int boundary = boundary_option >= 0 ? boundary_option : choice.boundary;
+  check_boundary(boundary, A);
   const auto s = compute_stats(A, boundary, choice.reference_width);
   const PaperMemoryModel paper;
   out << "matrix: " << description << "\n";

@@ -14,8 +14,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <iostream>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
 #include <vector>
 
@@ -159,9 +161,42 @@ class Runner {
 
 }  // namespace
 
-int run_command(const RunOptions& opt, std::ostream& out) {
-  if (opt.repetitions < 1) throw std::invalid_argument("--repetitions must be >= 1");
+int run_command(const RunOptions& opt, std::ostream& text_out) {
+  if (opt.repetitions < 1 || opt.repetitions > max_repetitions) {
+    throw std::invalid_argument(fmt::format("--repetitions must be in 1..{}", max_repetitions));
+  }
+  if (opt.rows_per_team > max_rows_per_team) {
+    throw std::invalid_argument(fmt::format("--rows-per-team must be in 1..{}", max_rows_per_team));
+  }
+  if (opt.slice_height < 1 || opt.slice_height > max_slice_height) {
+    throw std::invalid_argument(fmt::format("--slice-height must be in 1..{}", max_slice_height));
+  }
   for (const auto& f : opt.formats) parse_format(f);  // unknown names throw, listing the known ones
+  // something to time: a format asked for without any of the kernels asked for is an error, not a
+  // silent "all kernels PASS"
+  for (const auto& info : format_registry) {
+    if (!opt.formats.empty() && std::find(opt.formats.begin(), opt.formats.end(), info.name) == opt.formats.end()) {
+      continue;
+    }
+    bool any = opt.kernels.empty();
+    for (Kernel k : format_kernels(info.format)) {
+      any = any || std::find(opt.kernels.begin(), opt.kernels.end(), kernel_name(k)) != opt.kernels.end();
+    }
+    if (!any && !opt.formats.empty()) {
+      std::string have;
+      for (Kernel k : format_kernels(info.format)) have += (have.empty() ? "" : ", ") + std::string(kernel_name(k));
+      throw std::invalid_argument(
+          fmt::format("format '{}' has none of the kernels asked for (it has: {})", info.name, have));
+    }
+  }
+  // --json: a file that cannot be written fails now, not after the run; '-' sends the JSON alone to
+  // stdout (the text report is then not printed, so that stdout stays valid JSON)
+  if (!opt.json.empty() && opt.json != "-") {
+    std::ofstream probe(opt.json, std::ios::app);
+    if (!probe) throw std::runtime_error("cannot write the --json file " + opt.json);
+  }
+  std::ostringstream discard;
+  std::ostream& out = opt.json == "-" ? static_cast<std::ostream&>(discard) : text_out;
   RunReport report;
   HostCsr A = load_matrix(opt.matrix, report.description);
   validate(A);
@@ -169,10 +204,7 @@ int run_command(const RunOptions& opt, std::ostream& out) {
   report.automatic_boundary = choose_boundary(A);
   report.boundary_is_automatic = opt.boundary < 0;
   const int boundary = opt.boundary >= 0 ? opt.boundary : report.automatic_boundary.boundary;
-  if (boundary > A.num_cols) {
-    throw std::invalid_argument(
-        fmt::format("BOUNDARY = {} is outside [0, {}] (the number of columns)", boundary, A.num_cols));
-  }
+  check_boundary(boundary, A);
   report.stats = compute_stats(A, boundary, report.automatic_boundary.reference_width);
   const FormatChoice choice = choose_format<Exec>(A, opt.slice_height);
   report.automatic_choice = choice.summary();

@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -70,15 +72,44 @@ bool parse_int(const std::string& s, long& value) {
   return errno == 0 && end == s.c_str() + s.size();
 }
 
-// Fortran writes exponents as 1.0D-01; strtod wants 1.0E-01.
-bool parse_real(std::string s, double& value) {
-  if (s.empty()) return false;
+// A decimal real number ("1.5", "-2.0E-03", Fortran's "1.0D-01"): what strtod reads, less its
+// hexadecimal floats, "inf" and "nan" (an FCIDUMP never holds them; a file that does is corrupt).
+// Returns "" on success, else what is wrong with `s`.
+std::string parse_real(std::string s, double& value) {
+  if (s.empty()) return "an empty field";
+  if (s.find_first_not_of("0123456789+-.eEdD") != std::string::npos) {
+    return "not a decimal real number (no hexadecimal, inf or nan)";
+  }
   std::replace(s.begin(), s.end(), 'D', 'E');
   std::replace(s.begin(), s.end(), 'd', 'e');
   errno = 0;
   char* end = nullptr;
   value = std::strtod(s.c_str(), &end);
-  return errno == 0 && end == s.c_str() + s.size();
+  if (end != s.c_str() + s.size() || end == s.c_str()) return "not a real number";
+  if (errno == ERANGE && std::abs(value) > 1.0) return "out of the range of a double";
+  return "";
+}
+
+// std::getline with a bound: a line longer than this is not an FCIDUMP line (a binary file,
+// /dev/zero), and is refused before it fills memory.
+constexpr std::size_t max_line = std::size_t{1} << 20;
+bool read_line(std::istream& in, std::string& text, const std::string& source, int line_no) {
+  text.clear();
+  std::streambuf* buf = in.rdbuf();
+  bool any = false;
+  for (;;) {
+    const int c = buf->sbumpc();
+    if (c == std::char_traits<char>::eof()) {
+      if (!any) in.setstate(std::ios::eofbit | std::ios::failbit);
+      return any;
+    }
+    any = true;
+    if (c == '\n') return true;
+    if (text.size() == max_line) {
+      fail(source, line_no + 1, "a line longer than 1 MiB: not an FCIDUMP text file");
+    }
+    text.push_back(static_cast<char>(c));
+  }
 }
 
 struct NamelistEntry {
@@ -92,7 +123,12 @@ int single_int(const std::string& source, const std::string& key, const Namelist
   }
   long v = 0;
   if (!parse_int(e.values[0].text, v)) {
-    fail(source, e.values[0].line, "expected an integer for " + key + ", got '" + e.values[0].text + "'");
+    fail(source, e.values[0].line,
+         "expected an integer for " + key + ", got " + quote_excerpt(e.values[0].text) +
+             (errno == ERANGE ? " (out of range)" : ""));
+  }
+  if (v < -2147483647L || v > 2147483647L) {
+    fail(source, e.values[0].line, key + " = " + e.values[0].text.substr(0, 30) + " is out of range");
   }
   return static_cast<int>(v);
 }
@@ -106,17 +142,21 @@ std::vector<Token> read_namelist_tokens(std::istream& in, const std::string& sou
   bool started = false;
   bool finished = false;
   std::vector<Token> tokens;
-  while (!finished && std::getline(in, text)) {
+  auto blank = [](const std::string& t) {
+    return std::all_of(t.begin(), t.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
+  };
+  while (!finished && read_line(in, text, source, line_no)) {
     ++line_no;
     std::string rest = text;
     if (!started) {
       const std::string up = upper(text);
       const std::size_t at = up.find("&FCI");
       if (at == std::string::npos) {
-        if (std::all_of(text.begin(), text.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); })) {
-          continue;
-        }
-        fail(source, line_no, "expected the '&FCI' namelist header, got '" + text + "'");
+        if (blank(text)) continue;
+        fail(source, line_no, "expected the '&FCI' namelist header, got " + quote_excerpt(text));
+      }
+      if (!blank(text.substr(0, at))) {
+        fail(source, line_no, "text before the '&FCI' namelist header: " + quote_excerpt(text.substr(0, at)));
       }
       started = true;
       rest = text.substr(at + 4);
@@ -145,7 +185,13 @@ Namelist group_entries(const std::vector<Token>& tokens, const std::string& sour
   for (std::size_t t = 0; t < tokens.size();) {
     const Token& key = tokens[t];
     if (!is_key(key.text) || t + 1 >= tokens.size() || tokens[t + 1].text != "=") {
-      fail(source, key.line, "expected 'KEY=value' in the &FCI namelist, got '" + key.text + "'");
+      fail(source, key.line, "expected 'KEY=value' in the &FCI namelist, got " + quote_excerpt(key.text));
+    }
+    for (const auto& [seen, earlier] : entries) {
+      if (seen == upper(key.text)) {
+        fail(source, key.line,
+             seen + " is given twice in the &FCI namelist (first on line " + std::to_string(earlier.line) + ")");
+      }
     }
     NamelistEntry entry;
     entry.line = key.line;
@@ -213,8 +259,8 @@ FciDump header_from_namelist(const Namelist& entries, const std::string& source,
       if (!parse_int(e->values[p].text, v) || v < 1 || v > 8) {
         fail(source, e->values[p].line,
              "expected ORBSYM values in 1..8 (Molpro irrep numbering; PySCF writes it with molpro_orbsym=True), "
-             "got '" +
-                 e->values[p].text + "'");
+             "got " +
+                 quote_excerpt(e->values[p].text));
       }
       dump.orbsym[p] = static_cast<int>(v);
     }
@@ -236,8 +282,21 @@ void read_integrals(std::istream& in, const std::string& source, int& line_no, F
   std::vector<double> energies(static_cast<std::size_t>(norb), 0.0);
   int num_energies = 0;
   std::vector<char> has_energy(static_cast<std::size_t>(norb), 0);
+  // which integrals were given: the same one twice must agree (some programs write permutations of
+  // one integral, PySCF with the last digits printed differently: 1e-10 relative is "the same")
+  std::vector<char> has_one(dump.one_electron.size(), 0), has_two(dump.two_electron.size(), 0);
+  auto once = [&](char& seen, double& slot, double value, const char* what) {
+    if (seen && !(std::abs(slot - value) <= 1e-10 * std::max({1.0, std::abs(slot), std::abs(value)}))) {
+      fail(source, line_no,
+           std::string(what) + " given twice with different values (" + std::to_string(slot) + " earlier, now " +
+               std::to_string(value) + ")");
+    }
+    seen = 1;
+    slot = value;
+  };
+  char has_core = 0;
   std::string text;
-  while (std::getline(in, text)) {
+  while (read_line(in, text, source, line_no)) {
     ++line_no;
     std::istringstream ls(text);
     std::string fields[6];
@@ -245,16 +304,18 @@ void read_integrals(std::istream& in, const std::string& source, int& line_no, F
     while (count < 6 && ls >> fields[count]) ++count;
     if (count == 0) continue;
     if (count != 5) {
-      fail(source, line_no, "expected an integral line 'value i j k l', got '" + text + "'");
+      fail(source, line_no, "expected an integral line 'value i j k l', got " + quote_excerpt(text));
     }
     double value = 0.0;
-    if (!parse_real(fields[0], value)) {
-      fail(source, line_no, "expected a real number as the integral value, got '" + fields[0] + "'");
+    const std::string bad = parse_real(fields[0], value);
+    if (!bad.empty()) {
+      fail(source, line_no,
+           "expected a real number as the integral value, got " + quote_excerpt(fields[0]) + ": " + bad);
     }
     long idx[4];
     for (int a = 0; a < 4; ++a) {
       if (!parse_int(fields[a + 1], idx[a])) {
-        fail(source, line_no, "expected an integer orbital index, got '" + fields[a + 1] + "'");
+        fail(source, line_no, "expected an integer orbital index, got " + quote_excerpt(fields[a + 1]));
       }
       if (idx[a] < 0 || idx[a] > norb) {
         fail(source, line_no,
@@ -267,8 +328,11 @@ void read_integrals(std::istream& in, const std::string& source, int& line_no, F
     const int k = static_cast<int>(idx[2]) - 1;
     const int l = static_cast<int>(idx[3]) - 1;
     if (i >= 0 && j >= 0 && k >= 0 && l >= 0) {
-      dump.set_two(i, j, k, l, value);
+      const std::size_t at = FciDump::eri_index(i, j, k, l);
+      once(has_two[at], dump.two_electron[at], value, "the two-electron integral");
     } else if (i >= 0 && j >= 0 && k < 0 && l < 0) {
+      const std::size_t at = static_cast<std::size_t>(std::max(i, j)) * norb + std::min(i, j);
+      once(has_one[at], dump.one_electron[at], value, "the one-electron integral");
       dump.set_one(i, j, value);
     } else if (i >= 0 && j < 0 && k < 0 && l < 0) {
       // Orbital energy: not part of the Hamiltonian; it orders the orbitals for the reference.
@@ -276,7 +340,7 @@ void read_integrals(std::istream& in, const std::string& source, int& line_no, F
       if (!has_energy[static_cast<std::size_t>(i)]) ++num_energies;
       has_energy[static_cast<std::size_t>(i)] = 1;
     } else if (i < 0 && j < 0 && k < 0 && l < 0) {
-      dump.core_energy = value;
+      once(has_core, dump.core_energy, value, "the core energy (0 0 0 0)");
     } else {
       fail(source, line_no,
            "expected the indices 'i j k l', 'i j 0 0', 'i 0 0 0' or '0 0 0 0', got '" + fields[1] + " " + fields[2] +
@@ -284,6 +348,7 @@ void read_integrals(std::istream& in, const std::string& source, int& line_no, F
     }
   }
   if (num_energies == norb) dump.orbital_energies = std::move(energies);
+  dump.has_core_energy = has_core != 0;
 }
 
 }  // namespace
@@ -322,6 +387,7 @@ FciDump permute_orbitals(const FciDump& dump, const std::vector<int>& order) {
   FciDump out(n, dump.num_electrons, dump.ms2);
   out.isym = dump.isym;
   out.core_energy = dump.core_energy;
+  out.has_core_energy = dump.has_core_energy;
   auto old = [&](int p) { return order[static_cast<std::size_t>(p)]; };
   for (int p = 0; p < n; ++p) {
     out.orbsym[static_cast<std::size_t>(p)] = dump.orbsym.empty() ? 1 : dump.orbsym[static_cast<std::size_t>(old(p))];
@@ -363,6 +429,7 @@ FciDump parse_fcidump(std::istream& in, const std::string& source) {
 FciDump read_fcidump(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error(path + ": cannot open the FCIDUMP file: " + std::strerror(errno));
+  if (std::filesystem::is_directory(path)) throw std::runtime_error(path + ": is a directory, not an FCIDUMP file");
   return parse_fcidump(in, path);
 }
 

@@ -205,16 +205,14 @@ void write_binary(const std::string& path, const HostCsr& A) {
   put<std::uint64_t>(header, 64, xxhash64(A.values.data(), val_bytes));
   put<std::uint64_t>(header, 72, xxhash64(header, checksummed_header_bytes));
 
-  FilePtr file = open_file(path, "wb", "write_binary");
+  impl::OutputFile file(path, "write_binary");  // the old file stays until this one is complete
   write_block(file.get(), header, header_bytes, path);
   write_block(file.get(), A.row_ptr.data(), row_ptr_bytes, path);
   write_block(file.get(), A.col_idx.data(), col_bytes, path);
   const unsigned char zeros[8] = {};
   write_block(file.get(), zeros, padding_after_col_idx(nnz), path);
   write_block(file.get(), A.values.data(), val_bytes, path);
-  if (std::fclose(file.release()) != 0) {
-    throw std::runtime_error("write_binary: cannot finish writing '" + path + "': " + std::strerror(errno));
-  }
+  file.commit();
 }
 
 HostCsr read_binary(const std::string& path) {

@@ -182,6 +182,9 @@ bool parse_double(std::string_view token, double& value, bool& overflow) {
 #if CISPMV_HAS_FLOAT_CHARCONV
   const char* begin = token.data();
   if (*begin == '+') ++begin;
+  if (begin != token.data() && begin != token.data() + token.size() && (*begin == '+' || *begin == '-')) {
+    return false;  // "+-1.5", "++1": one sign at most
+  }
   const char* end = token.data() + token.size();
   const auto result = std::from_chars(begin, end, value, std::chars_format::general);
   if (result.ec == std::errc() && result.ptr == end && begin != end) return true;
@@ -699,7 +702,7 @@ void write_matrix_market(const std::string& path, const HostCsr& A, bool symmetr
     entries = B.nnz();
   }
 
-  FilePtr file = open_file(path, "wb", "write_matrix_market");
+  impl::OutputFile file(path, "write_matrix_market");  // the old file stays until this one is complete
   TextWriter out(file.get(), path);
   out.put(symmetric ? "%%MatrixMarket matrix coordinate real symmetric\n"
                     : "%%MatrixMarket matrix coordinate real general\n");
@@ -723,9 +726,7 @@ void write_matrix_market(const std::string& path, const HostCsr& A, bool symmetr
     }
   }
   out.flush();
-  if (std::fclose(file.release()) != 0) {
-    throw std::runtime_error("write_matrix_market: cannot finish writing '" + path + "': " + std::strerror(errno));
-  }
+  file.commit();
 }
 
 }  // namespace cispmv

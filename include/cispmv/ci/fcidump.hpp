@@ -25,6 +25,7 @@ struct FciDump {
   int isym = 1;                      ///< ISYM: irrep of the target state, 1..8 (Molpro numbering)
   std::vector<int> orbsym;           ///< ORBSYM: irrep of each orbital, 1..8; all 1 when the file has none
   double core_energy = 0.0;          ///< the `value 0 0 0 0` line (nuclear repulsion + frozen core)
+  bool has_core_energy = false;      ///< the file has that line (without it, 0: worth a warning)
   std::vector<double> one_electron;  ///< h(p,q), row-major, symmetric
   std::vector<double> two_electron;  ///< (pq|rs), packed as described above
   /// Orbital energies from the `e i 0 0 0` lines (Molpro writes them), indexed by orbital; empty when
