@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cispmv/ci.hpp"
+#include "cispmv/convert.hpp"
 #include "cispmv/io.hpp"
 #include "cispmv/memory_budget.hpp"
 #include "commands.hpp"
@@ -846,6 +847,32 @@ TEST(CiHost, RunAndStatsRefuseOptionsThatCannotWork) {
   refused(o, "BOUNDARY = 2147483647 is outside [0, 5]");
   std::ostringstream out;
   EXPECT_THROW(cispmv::app::stats_command(data_path("paper_6x5.mtx"), 2147483647, out), std::invalid_argument);
+  // one dense row among 200,000: ELLPACK would take 480 GB; it is skipped with the reason, CSR still runs
+  {
+    cispmv::CooMatrix<double, int> coo;
+    coo.num_rows = coo.num_cols = 200000;
+    for (int c = 0; c < 200000; ++c) {
+      coo.row_idx.push_back(0);
+      coo.col_idx.push_back(c);
+      coo.values.push_back(1.0);
+    }
+    for (int r = 1; r < 200000; ++r) {
+      coo.row_idx.push_back(r);
+      coo.col_idx.push_back(r);
+      coo.values.push_back(2.0);
+    }
+    const std::string path = ::testing::TempDir() + "cispmv_dense_row.cispmv";
+    cispmv::write_matrix(path, cispmv::from_coo(coo));
+    cispmv::app::RunOptions dense;
+    dense.matrix = path;
+    dense.formats = {"csr", "ell"};
+    dense.repetitions = 1;
+    dense.baseline = false;
+    std::ostringstream report;
+    EXPECT_EQ(cispmv::app::run_command(dense, report), 0);
+    EXPECT_NE(report.str().find("skipped: ell: needs ~480 GB"), std::string::npos) << report.str();
+    EXPECT_NE(report.str().find("all kernels PASS (1 format(s) skipped)"), std::string::npos) << report.str();
+  }
   // --json -: the JSON alone on stdout, no text report mixed into it
   cispmv::app::RunOptions quiet;
   quiet.matrix = data_path("paper_6x5.mtx");

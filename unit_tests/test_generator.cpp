@@ -402,3 +402,17 @@ TEST(CiGeneratorSuite, Paper32k1MatchesTable3WithinOnePercent) {
 }
 
 }  // namespace
+
+// A suite matrix that cannot fit is refused from its parameters, before anything is allocated.
+TEST(CiGenerator, SuiteMatricesThatCannotFitAreRefusedUpFront) {
+  ::setenv("CISPMV_MAX_MEMORY", "1G", 1);
+  for (const char* name : {"scaled-2147483647", "scaled-1048576"}) {
+    try {
+      (void)cispmv::generate_suite_matrix(name);
+      ADD_FAILURE() << name << " was generated";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("of memory are available"), std::string::npos) << e.what();
+    }
+  }
+  ::unsetenv("CISPMV_MAX_MEMORY");
+}

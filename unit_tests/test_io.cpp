@@ -8,6 +8,7 @@
 #include "test_utils.hpp"
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <cmath>
 #include <csignal>
@@ -19,6 +20,7 @@
 #include <iterator>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -536,6 +538,102 @@ TEST(BinaryIo, ConsistentChecksumsOfAnInvalidCsrStillFailValidation) {
   const std::string what = parse_error_of([&] { cispmv::read_binary(path); });
   EXPECT_TRUE(contains(what, "invalid CSR structure")) << what;
   EXPECT_TRUE(contains(what, "column index 7")) << what;
+}
+
+// Garbage behind valid checksums (issue 13): what the format promises (sorted rows without
+// duplicates, finite values, a non-decreasing row_ptr, zero reserved bytes) is checked, not assumed.
+TEST(BinaryIo, GarbageWithConsistentChecksumsIsRejected) {
+  const std::string good = temp_path("garbage_source.cispmv");
+  cispmv::write_binary(good, tricky_matrix());  // 4 x 7, 12 nonzeros: row_ptr at 80, col_idx at 120, values at 168
+  const auto bytes = read_bytes(good);
+  auto resum = [](std::vector<unsigned char> b) {
+    const std::size_t at[3][3] = {{80, 40, 48}, {120, 48, 56}, {168, 96, 64}};  // offset, bytes, checksum slot
+    for (const auto& a : at) {
+      const std::uint64_t sum = cispmv::xxhash64(b.data() + a[0], a[1]);
+      std::memcpy(b.data() + a[2], &sum, 8);
+    }
+    const std::uint64_t header_sum = cispmv::xxhash64(b.data(), 72);
+    std::memcpy(b.data() + 72, &header_sum, 8);
+    return b;
+  };
+  auto put_int = [](std::vector<unsigned char>& b, std::size_t at, int v) { std::memcpy(b.data() + at, &v, 4); };
+  struct Case {
+    std::string name;
+    std::vector<unsigned char> bytes;
+    std::string expected;
+  };
+  std::vector<Case> cases;
+  auto unsorted = bytes;
+  put_int(unsorted, 120, 3);  // row 0: columns 3, 3, 6
+  cases.push_back({"duplicate", unsorted, "row 0 is not sorted by column without duplicates"});
+  auto swapped = bytes;
+  put_int(swapped, 120 + 4 * 3, 2);  // row 2: columns 2, 1, 2, 5, 6
+  put_int(swapped, 120 + 4 * 4, 1);
+  cases.push_back({"unsorted", swapped, "row 2 is not sorted"});
+  auto nan = bytes;
+  const double not_a_number = std::numeric_limits<double>::quiet_NaN();
+  std::memcpy(nan.data() + 168 + 8 * 2, &not_a_number, 8);
+  cases.push_back({"nan", nan, "is not finite"});
+  auto infinite = bytes;
+  const double inf = -std::numeric_limits<double>::infinity();
+  std::memcpy(infinite.data() + 168 + 8 * 7, &inf, 8);
+  cases.push_back({"inf", infinite, "is not finite"});
+  auto decreasing = bytes;
+  const std::size_t nine = 9;
+  std::memcpy(decreasing.data() + 80 + 8 * 2, &nine, 8);  // row_ptr 0 3 9 8 12
+  cases.push_back({"decreasing_row_ptr", decreasing, "invalid CSR structure"});
+  auto reserved = bytes;
+  reserved[20] = 1;
+  cases.push_back({"reserved", reserved, "reserved byte 20 is not zero"});
+  const std::string path = temp_path("garbage.cispmv");
+  for (const auto& c : cases) {
+    write_bytes(path, resum(c.bytes));
+    const std::string what = parse_error_of([&] { cispmv::read_binary(path); });
+    EXPECT_TRUE(contains(what, c.expected)) << c.name << ": " << what;
+  }
+}
+
+// Sizes announced by a tiny file are checked against the memory there is before anything is
+// allocated; endless or binary input, directories and streams are handled (issue 13).
+TEST(MatrixIoHostile, HugeAnnouncementsEndlessInputDirectoriesAndStreams) {
+  ::setenv("CISPMV_MAX_MEMORY", "2G", 1);  // the budget every reader checks against
+  const std::string huge = temp_path("huge_rows.mtx");
+  write_text(huge, "%%MatrixMarket matrix coordinate real general\n2147483647 2147483647 1\n1 1 1.0\n");
+  std::string what = parse_error_of([&] { cispmv::read_matrix(huge); });
+  EXPECT_TRUE(contains(what, huge + ":2: the size line announces 2147483647 x 2147483647 with 1 entries")) << what;
+  EXPECT_TRUE(contains(what, "of memory are available")) << what;
+  write_text(huge, "%%MatrixMarket matrix coordinate real general\n1000000000 5 1\n1 1 1.0\n");
+  EXPECT_TRUE(contains(parse_error_of([&] { cispmv::read_matrix(huge); }), "reading it needs about 16.0 GB"));
+  ::unsetenv("CISPMV_MAX_MEMORY");
+  // /dev/zero: refused on its first bytes, not after reading gigabytes
+  what = parse_error_of([&] { cispmv::read_matrix("/dev/zero"); });
+  EXPECT_TRUE(contains(what, "/dev/zero: a stream that starts with neither")) << what;
+  // a directory
+  try {
+    cispmv::read_matrix(::testing::TempDir());
+    ADD_FAILURE() << "read a directory";
+  } catch (const std::runtime_error& e) {
+    EXPECT_TRUE(contains(e.what(), "is a directory")) << e.what();
+  }
+  // a FIFO with a writer: read once, completely (it was opened three times, losing the data)
+  const std::string fifo = temp_path("matrix.fifo");
+  std::remove(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const HostCsr A = tricky_matrix();
+  const std::string source = temp_path("fifo_source.mtx");
+  cispmv::write_matrix_market(source, A);
+  const std::string text = [&] {
+    std::ifstream in(source, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }();
+  std::thread writer([&] {
+    std::ofstream out(fifo, std::ios::binary);
+    out << text;
+  });
+  const HostCsr B = cispmv::read_matrix(fifo);
+  writer.join();
+  expect_identical(A, B);
+  std::remove(fifo.c_str());
 }
 
 // ------------------------------------------------------------------------------ dispatch

@@ -27,7 +27,8 @@ std::size_t parse_bytes(const std::string& text, const std::string& what);
 std::string format_bytes(double bytes);
 
 /// Memory the process can still get on the host: MemAvailable of /proc/meminfo, lowered by the cgroup
-/// memory limit and RLIMIT_AS / RLIMIT_DATA when they are set; sysconf's physical pages elsewhere.
+/// memory limit, RLIMIT_AS / RLIMIT_DATA and the environment variable CISPMV_MAX_MEMORY (e.g. "8G":
+/// a cap for shared machines and tests) when they are set; sysconf's physical pages elsewhere.
 std::size_t host_available_bytes();
 
 /// Free memory in the memory space of `Exec`: the device's free memory on a GPU, host_available_bytes()

@@ -11,6 +11,7 @@
 #include "cispmv/stats.hpp"
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
@@ -24,9 +25,8 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 HostCsr load_matrix(const std::string& name_or_path, std::string& description) {
   const auto t0 = std::chrono::steady_clock::now();
-  std::ifstream probe(name_or_path);
-  if (probe.good()) {
-    probe.close();
+  std::error_code ec;
+  if (std::filesystem::exists(name_or_path, ec)) {  // a file (or stream): read_matrix opens it once
     HostCsr A = read_matrix(name_or_path);
     description = fmt::format("{} (read in {:.1f} s)", name_or_path, seconds_since(t0));
     return A;

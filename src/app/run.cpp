@@ -8,6 +8,7 @@
 
 #include "cispmv/choose_format.hpp"
 #include "cispmv/cispmv.hpp"
+#include "cispmv/memory_budget.hpp"
 #if defined(CISPMV_HAS_KOKKOS_KERNELS)
 #include "cispmv/baselines/kokkos_kernels.hpp"
 #endif
@@ -17,6 +18,7 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <new>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -56,6 +58,8 @@ class Runner {
     tol_ = spmv_tolerance(host_, hx_);
     x_ = Kokkos::create_mirror_view_and_copy(Exec::memory_space(), hx_);
     y_ = Kokkos::View<Scalar*, Exec::memory_space>("y", host_.num_rows);
+    for (int r = 0; r < host_.num_rows; ++r)
+      longest_row_ = std::max(longest_row_, host_.row_ptr(r + 1) - host_.row_ptr(r));
   }
 
   void run_all(int boundary, RunReport& report) {
@@ -66,8 +70,57 @@ class Runner {
     params.slice_height = opt_.slice_height;
     for (const FormatInfo& info : format_registry) {
       if (!wants(info.name)) continue;
-      with_host_format(info.format, host_, params,
-                       [&](const auto& host_format) { run_format(info, host_format, report); });
+      // a format whose padding does not fit is skipped with the reason, before it is built; the
+      // others still run (one dense row makes ELLPACK rows x longest row x 12 bytes)
+      const double need = estimated_bytes(info.format, params);
+      const double host_have = static_cast<double>(host_available_bytes());
+      const double device_have = static_cast<double>(available_bytes<Exec>());
+      const bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Exec::memory_space>::accessible;
+      if (need > 0.8 * host_have || (!on_host && need > 0.9 * device_have)) {
+        const std::string why = fmt::format("{}: needs ~{} (padding to the longest row, {} nonzeros), {} available",
+                                            info.name, format_bytes(need), longest_row_,
+                                            format_bytes(on_host ? host_have : std::min(host_have, device_have)));
+        std::cerr << "  skipped " << why << "\n";
+        report.skipped.push_back(why);
+        continue;
+      }
+      try {
+        with_host_format(info.format, host_, params,
+                         [&](const auto& host_format) { run_format(info, host_format, report); });
+      } catch (const std::bad_alloc&) {
+        const std::string why =
+            fmt::format("{}: out of host memory while building it (~{})", info.name, format_bytes(need));
+        std::cerr << "  skipped " << why << "\n";
+        report.skipped.push_back(why);
+      }
+    }
+  }
+
+  /// Bytes of a format of host_ before it is built: exact padding for the ELLPACK families (from
+  /// the row lengths), nonzeros for the others (CSR, hybrid; csell stores fewer).
+  double estimated_bytes(Format f, const FormatParams& params) const {
+    const double rows = host_.num_rows, nnz = static_cast<double>(host_.nnz());
+    const double entry = sizeof(Scalar) + sizeof(int);
+    switch (f) {
+      case Format::ell:
+      case Format::ellr: return rows * static_cast<double>(longest_row_) * entry + rows * sizeof(int);
+      case Format::sell:
+      case Format::sellr:
+      case Format::csell: {
+        const int h = params.slice_height > 0 ? params.slice_height : 32;
+        double padded = 0;
+        for (int s = 0; s * static_cast<long long>(h) < host_.num_rows; ++s) {
+          std::size_t width = 0;
+          const int end = static_cast<int>(std::min<long long>(host_.num_rows, (s + 1LL) * h));
+          for (int r = s * h; r < end; ++r) width = std::max(width, host_.row_ptr(r + 1) - host_.row_ptr(r));
+          padded += static_cast<double>(width) * h;
+        }
+        return padded * entry + rows * 2 * sizeof(int);
+      }
+      case Format::hybrid:
+      case Format::hybrid16:  // the reference region pads every row to BOUNDARY (automatic: no padding)
+        return (params.boundary > 0 ? rows * params.boundary * entry : 0.0) + nnz * entry + 3 * rows * sizeof(int);
+      default: return nnz * entry + (rows + 1) * sizeof(std::size_t);
     }
   }
 
@@ -157,6 +210,7 @@ class Runner {
   Kokkos::View<Scalar*, Exec::memory_space> x_, y_;
   double tol_ = 0;
   double kk_ms_ = 0;
+  std::size_t longest_row_ = 0;
 };
 
 }  // namespace

@@ -69,7 +69,9 @@ void print_timings(std::ostream& out, const RunReport& r) {
     out << fmt::format("  the choice ran in {:.4f} ms; the fastest here, {}, in {:.4f} ms ({:.1f} % slower)\n", chosen,
                        best_name, best, 100.0 * (chosen / best - 1.0));
   }
-  out << (r.all_pass() ? "all kernels PASS\n" : "some kernels FAIL\n");
+  for (const auto& why : r.skipped) out << "skipped: " << why << "\n";
+  out << (r.all_pass() ? "all kernels PASS" : "some kernels FAIL")
+      << (r.skipped.empty() ? "" : " (" + std::to_string(r.skipped.size()) + " format(s) skipped)") << "\n";
 }
 
 }  // namespace
@@ -114,6 +116,7 @@ void write_json(const std::string& path, const RunReport& r) {
                 {"reference_sparsity", s.reference_sparsity},
                 {"expansion_sparsity", s.expansion_sparsity},
                 {"total_sparsity", s.total_sparsity}};
+  j["skipped"] = r.skipped;
   for (const auto& m : r.memory) {
     j["memory"].push_back({{"format", m.format}, {"paper_bytes", m.paper_bytes}, {"allocated_bytes", m.allocated}});
   }

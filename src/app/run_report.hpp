@@ -41,6 +41,8 @@ struct RunReport {
   std::vector<KernelResult> kernels;
   std::string automatic_choice;  ///< choose_format's summary
   std::string automatic_format, automatic_kernel;
+  /// Formats not timed, each with why (e.g. ELLPACK's padding to the longest row does not fit).
+  std::vector<std::string> skipped;
   bool all_pass() const;
 };
 

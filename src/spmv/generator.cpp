@@ -9,6 +9,7 @@
 #include "cispmv/generator.hpp"
 #include "cispmv/impl/hash.hpp"
 #include "cispmv/impl/profiling.hpp"
+#include "cispmv/memory_budget.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -616,6 +617,17 @@ CiMatrixParams suite_params(const std::string& name) {
 
 HostCsr generate_suite_matrix(const std::string& name, bool progress) {
   const CiMatrixParams params = suite_params(name);
+  // the matrix's size from its parameters, against the memory there is, before anything is allocated
+  const double n = static_cast<double>(params.rows);
+  const double width = std::round(params.reference_fraction * n);
+  const double per_row = std::round(params.reference_density * width) + params.expansion_density * (n - width) + 1;
+  const double bytes = n * per_row * (sizeof(double) + sizeof(int)) + 3 * (n + 1) * sizeof(std::size_t);
+  const double have = static_cast<double>(host_available_bytes());
+  if (bytes > 0.8 * have) {
+    throw std::invalid_argument("suite matrix '" + name + "': ~" + std::to_string(static_cast<long long>(n * per_row)) +
+                                " nonzeros need ~" + format_bytes(bytes) + ", " + format_bytes(have) +
+                                " of memory are available (scaled-1048576, ~1e9 nonzeros, needs 12 GB)");
+  }
   return generate_ci_matrix(params, progress ? stderr_progress("cispmv: generating " + name) : ProgressCallback());
 }
 

@@ -3,10 +3,12 @@
 /// writers that choose a format by file content or extension.
 
 #include "cispmv/io.hpp"
+#include "cispmv/memory_budget.hpp"
 #include "file_handle.hpp"
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -251,6 +253,9 @@ HostCsr read_binary(const std::string& path) {
          std::to_string(header[18]) + " bytes differ from this build's " + std::to_string(sizeof(double)) + "/" +
          std::to_string(sizeof(int)) + "/" + std::to_string(sizeof(std::size_t)));
   }
+  for (std::size_t b = 19; b < 24; ++b) {
+    if (header[b] != 0) fail("corrupt header: reserved byte " + std::to_string(b) + " is not zero");
+  }
   const auto rows = get<std::int64_t>(header, 24);
   const auto cols = get<std::int64_t>(header, 32);
   const auto nnz = get<std::int64_t>(header, 40);
@@ -306,15 +311,110 @@ HostCsr read_binary(const std::string& path) {
            ", computed " + hex(computed) + ")");
     }
   }
+  for (std::size_t b = 0; b < padding_after_col_idx(static_cast<std::size_t>(nnz)); ++b) {
+    if (padding[b] != 0) fail("corrupt file: the padding after col_idx is not zero");
+  }
   try {
     validate(A);
   } catch (const std::invalid_argument& e) {
     fail(std::string("invalid CSR structure: ") + e.what());
   }
+  // what the format promises beyond CSR's invariants: rows sorted by column without duplicates, and
+  // finite values (a round trip through Matrix Market would otherwise change the matrix)
+  for (int r = 0; r < A.num_rows; ++r) {
+    for (std::size_t k = A.row_ptr(r); k < A.row_ptr(r + 1); ++k) {
+      if (k > A.row_ptr(r) && A.col_idx(k) <= A.col_idx(k - 1)) {
+        fail("invalid CSR structure: row " + std::to_string(r) +
+             " is not sorted by column without duplicates (column " + std::to_string(A.col_idx(k)) + " after " +
+             std::to_string(A.col_idx(k - 1)) + ")");
+      }
+      if (!std::isfinite(A.values(k))) {
+        fail("value " + std::to_string(A.values(k)) + " in row " + std::to_string(r) + ", column " +
+             std::to_string(A.col_idx(k)) + " is not finite");
+      }
+    }
+  }
   return A;
 }
 
+namespace {
+
+/// A pipe, FIFO or character device (`cat m.mtx | cispmv stats /dev/stdin`) can be read once only:
+/// its bytes are copied, in one pass, into a temporary file that the readers then read like any
+/// other (and which is removed afterwards). The first bytes must already say Matrix Market or cispmv
+/// binary, and the copy stops at the memory a matrix could use, so /dev/zero is refused at once.
+class StreamCopy {
+ public:
+  explicit StreamCopy(const std::string& path) {
+    FilePtr in = open_file(path, "rb", "read_matrix");
+    const char* tmpdir = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp") + "/cispmv-stream-XXXXXX";
+    const int fd = ::mkstemp(pattern.data());
+    if (fd < 0) throw std::runtime_error("read_matrix: cannot create a temporary file for the stream '" + path + "'");
+    path_ = pattern;
+    FilePtr out(::fdopen(fd, "wb"));
+    if (!out) {
+      ::close(fd);
+      throw std::runtime_error("read_matrix: cannot open a temporary file for the stream '" + path + "'");
+    }
+    const std::uint64_t limit = host_available_bytes();
+    std::vector<unsigned char> block(std::size_t{1} << 20);
+    std::uint64_t total = 0;
+    for (;;) {
+      const std::size_t n = std::fread(block.data(), 1, block.size(), in.get());
+      if (total == 0 && n > 0) {
+        std::string start(reinterpret_cast<const char*>(block.data()), std::min<std::size_t>(n, 14));
+        for (char& c : start) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+        if (!has_binary_magic(block.data(), n) && start != "%%matrixmarket") {
+          throw ParseError(path, 0,
+                           "a stream that starts with neither a Matrix Market header (%%MatrixMarket) nor the cispmv "
+                           "binary magic");
+        }
+      }
+      total += n;
+      if (total > limit) {
+        throw ParseError(path, 0,
+                         "the stream is longer than the " + format_bytes(static_cast<double>(limit)) +
+                             " of memory available for a matrix");
+      }
+      if (n > 0 && std::fwrite(block.data(), 1, n, out.get()) != n) {
+        throw std::runtime_error("read_matrix: cannot write the temporary copy of '" + path +
+                                 "': " + std::strerror(errno));
+      }
+      if (n < block.size()) break;
+    }
+    if (std::ferror(in.get())) throw std::runtime_error("read_matrix: read error on '" + path + "'");
+    if (std::fclose(out.release()) != 0) {
+      throw std::runtime_error("read_matrix: cannot write the temporary copy of '" + path + "'");
+    }
+  }
+  StreamCopy(const StreamCopy&) = delete;
+  StreamCopy& operator=(const StreamCopy&) = delete;
+  ~StreamCopy() {
+    if (!path_.empty()) std::remove(path_.c_str());
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
 HostCsr read_matrix(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::is_directory(status)) {
+    throw std::runtime_error("read_matrix: '" + path + "' is a directory, not a matrix file");
+  }
+  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    const StreamCopy copy(path);
+    try {
+      return read_matrix(copy.path());
+    } catch (const ParseError& e) {  // name the stream, not the temporary file
+      throw ParseError(path, e.line(), e.problem());
+    }
+  }
   unsigned char first[14] = {};
   std::size_t got = 0;
   {

@@ -6,6 +6,7 @@
 /// of the size announced by the size line, and then sorts them into CSR by counting: O(nnz).
 
 #include "cispmv/io.hpp"
+#include "cispmv/memory_budget.hpp"
 #include "file_handle.hpp"
 
 #include <algorithm>
@@ -85,13 +86,22 @@ class LineReader {
 
  private:
   static constexpr std::size_t block_size = std::size_t(1) << 22;
+  static constexpr std::size_t max_line = std::size_t(1) << 24;
 
   void refill() {
     const std::size_t rest = end_ - begin_;
     if (begin_ > 0) std::memmove(buffer_.data(), buffer_.data() + begin_, rest);
     begin_ = 0;
     end_ = rest;
-    if (end_ == buffer_.size()) buffer_.resize(buffer_.size() * 2);
+    if (end_ == buffer_.size()) {
+      // no Matrix Market line is this long: a binary file or an endless stream (/dev/zero)
+      if (buffer_.size() >= max_line) {
+        throw ParseError(
+            path_, line_number_ + 1,
+            "a line longer than " + std::to_string(max_line >> 20) + " MiB: not a Matrix Market text file");
+      }
+      buffer_.resize(buffer_.size() * 2);
+    }
     const std::size_t want = buffer_.size() - end_;
     const std::size_t got = std::fread(buffer_.data() + end_, 1, want, file_);
     if (got < want) {
@@ -531,6 +541,7 @@ class TextWriter {
   // A number is at most 24 characters and put(char) flushes once block_size is reached, so the
   // slack past block_size always holds the next number.
   static constexpr std::size_t block_size = std::size_t(1) << 22;
+  static constexpr std::size_t max_line = std::size_t(1) << 24;
   static constexpr std::size_t capacity = block_size + 128;
 
   std::size_t offset(const char* p) const { return static_cast<std::size_t>(p - buffer_.get()); }
@@ -586,6 +597,19 @@ Preamble read_preamble(LineReader& reader, const std::string& path, std::uint64_
                      "the size line announces " + std::to_string(p.size.entries) + " entries but the file has only " +
                          std::to_string(file_size) + " bytes (at least " + std::to_string(min_entry_bytes) +
                          " per entry): truncated file?");
+  }
+  // What reading needs (row counts and offsets, the coordinates, the CSR with mirrored entries),
+  // against the memory there is: a 60-byte file announcing 2^31 rows is refused here, not by a
+  // failed allocation (and a stream, whose size is unknown, is bounded the same way).
+  const double rows = static_cast<double>(p.size.rows) + 1, entries = static_cast<double>(p.size.entries);
+  const double need = 2 * rows * sizeof(std::size_t) + entries * (2 * sizeof(int) + sizeof(double)) +
+                      (p.header.symmetric ? 2 : 1) * entries * (sizeof(int) + sizeof(double));
+  const double have = static_cast<double>(host_available_bytes());
+  if (need > 0.9 * have) {
+    throw ParseError(path, p.size_line_number,
+                     "the size line announces " + std::to_string(p.size.rows) + " x " + std::to_string(p.size.cols) +
+                         " with " + std::to_string(p.size.entries) + " entries: reading it needs about " +
+                         format_bytes(need) + ", " + format_bytes(have) + " of memory are available");
   }
   return p;
 }

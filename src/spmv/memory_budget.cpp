@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -82,6 +83,9 @@ std::size_t host_available_bytes() {
       const double limit = std::stod(v);
       if (limit > 0 && limit < 1e18) available = std::min(available, static_cast<std::size_t>(limit));
     }
+  }
+  if (const char* cap = std::getenv("CISPMV_MAX_MEMORY"); cap != nullptr && *cap != '\0') {
+    available = std::min(available, parse_bytes(cap, "CISPMV_MAX_MEMORY"));
   }
   for (int resource : {RLIMIT_AS, RLIMIT_DATA}) {
     rlimit r{};
