@@ -16,6 +16,7 @@ function(cispmv_add_backend_test backend bodies)
     target_link_libraries(cispmv_test_${lower} PRIVATE cispmv_kokkos_kernels)
   endif()
   cispmv_warnings(cispmv_test_${lower})
+  cispmv_sanitize(cispmv_test_${lower})
   target_include_directories(cispmv_test_${lower} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_compile_definitions(cispmv_test_${lower} PRIVATE
     CISPMV_TEST_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/data")

@@ -57,7 +57,11 @@ std::string quote(std::string_view token) {
 /// parsing copies nothing per line. A line longer than the block grows the block.
 class LineReader {
  public:
-  LineReader(std::FILE* file, const std::string& path) : file_(file), path_(path), buffer_(block_size) {}
+  /// `size_hint`: the file's size when known (0 otherwise): a small file gets a small buffer.
+  LineReader(std::FILE* file, const std::string& path, std::uint64_t size_hint = 0)
+      : file_(file),
+        path_(path),
+        buffer_(size_hint > 0 && size_hint < block_size ? static_cast<std::size_t>(size_hint) + 1 : block_size) {}
 
   /// The next line without its end-of-line characters; false at the end of the file.
   bool next(std::string_view& line) {
@@ -706,7 +710,7 @@ HostCsr read_matrix_market(const std::string& path) {
   FilePtr file = open_file(path, "rb", "read_matrix_market");
   std::error_code ec;
   const auto file_size = static_cast<std::uint64_t>(std::filesystem::file_size(path, ec));
-  LineReader reader(file.get(), path);
+  LineReader reader(file.get(), path, ec ? 0 : file_size);
   const Preamble preamble = read_preamble(reader, path, file_size, !ec);
   Coordinates coordinates = read_entries(reader, preamble, path);
   file.reset();
