@@ -12,6 +12,7 @@
 #include "cispmv/errors.hpp"
 #include "cispmv/io.hpp"
 
+#include <unistd.h>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -19,7 +20,6 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <unistd.h>
 
 namespace {
 
@@ -48,7 +48,7 @@ void check(const cispmv::HostCsr& A) {
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   setenv("CISPMV_MAX_MEMORY", "512M", 1);  // announced sizes beyond this must be refused, not allocated
-  Kokkos::initialize();  // run.sh sets OMP_NUM_THREADS=1
+  Kokkos::initialize();                    // run.sh sets OMP_NUM_THREADS=1
   std::atexit([] { std::remove(input_path().c_str()); });
   return 0;
 }
