@@ -879,3 +879,61 @@ TEST(CiHost, RunAndStatsRefuseOptionsThatCannotWork) {
   EXPECT_EQ(text.str(), "");
   EXPECT_EQ(json.front(), '{') << json.substr(0, 100);
 }
+
+// `cispmv ci` names the FCIDUMP in the errors its libraries raise, says why a space is empty, warns
+// of a missing core energy; `cispmv run` refuses vectors that cannot fit and --float beyond float range.
+TEST(CiHost, CommandsNameTheInputAndRefuseWhatCannotWork) {
+  std::ifstream in(data_path("h2_sto3g.fcidump"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto replace = [](std::string s, const std::string& from, const std::string& to) {
+    const auto at = s.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return at == std::string::npos ? s : s.replace(at, from.size(), to);
+  };
+  auto write = [](const std::string& name, const std::string& content) {
+    const std::string path = ::testing::TempDir() + name;
+    std::ofstream(path) << content;
+    return path;
+  };
+  cispmv::app::CiCommandOptions opts;
+  opts.level = 2;
+  opts.fcidump = write("cispmv_isym2.fcidump", replace(text, "ISYM=1", "ISYM=2"));  // ORBSYM is all A1
+  std::ostringstream out;
+  try {
+    cispmv::app::ci_command(opts, out);
+    ADD_FAILURE() << "an impossible ISYM was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(opts.fcidump + ": ", 0), 0u) << e.what();
+  }
+  // no core-energy line: a warning, and the run goes on
+  std::string no_core;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("  0  0  0  0") == std::string::npos) no_core += line + "\n";
+  }
+  opts.fcidump = write("cispmv_no_core.fcidump", no_core);
+  std::ostringstream warned;
+  EXPECT_EQ(cispmv::app::ci_command(opts, warned), 0);
+  EXPECT_NE(warned.str().find("warning: " + opts.fcidump + " has no core-energy line"), std::string::npos)
+      << warned.str();
+  // cispmv run: 2^31 - 1 columns in a 60-byte file; a value beyond float's range with --float
+  cispmv::app::RunOptions run;
+  run.matrix = write("cispmv_wide.mtx", "%%MatrixMarket matrix coordinate real general\n1 2147483647 1\n1 1 1.0\n");
+  ::setenv("CISPMV_MAX_MEMORY", "4G", 1);
+  try {
+    cispmv::app::run_command(run, out);
+    ADD_FAILURE() << "2^31 columns accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("the vectors x and y alone need"), std::string::npos) << e.what();
+  }
+  ::unsetenv("CISPMV_MAX_MEMORY");
+  run.matrix =
+      write("cispmv_big_value.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1e300\n2 2 1\n");
+  run.single_precision = true;
+  try {
+    cispmv::app::run_command(run, out);
+    ADD_FAILURE() << "1e300 accepted in float";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("beyond the range of float"), std::string::npos) << e.what();
+  }
+}

@@ -203,8 +203,17 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
         << std::endl;
   }
 
+  // errors of the libraries about this input name the file they come from
+  auto in_file = [&](auto&& step) -> decltype(step()) {
+    try {
+      return step();
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(options.fcidump + ": " + e.what());
+    }
+  };
   timer.reset();
-  const Reference reference = choose_reference(dump, options.restrict_to_isym, reference_request(options));
+  const Reference reference =
+      in_file([&] { return choose_reference(dump, options.restrict_to_isym, reference_request(options)); });
   timings.reference = timer.seconds();
   out << "reference: " << describe_determinant(reference.determinant, dump.num_orbitals, dump.orbsym) << "\n";
   out << "  chosen by " << reference.method << "; energy " << std::fixed << std::setprecision(10)
@@ -246,9 +255,16 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
     }
   }
   timer.reset();
-  const DeterminantSpace space =
-      make_determinant_space(dump, options.level, options.restrict_to_isym, reference.determinant);
+  const DeterminantSpace space = in_file(
+      [&] { return make_determinant_space(dump, options.level, options.restrict_to_isym, reference.determinant); });
   timings.space = timer.seconds();
+  if (space.size() == 0) {
+    throw std::invalid_argument(
+        options.fcidump + ": the space is empty: no determinant of " + std::to_string(dump.num_electrons) +
+        " electrons (MS2 = " + std::to_string(dump.ms2) + ") in " + std::to_string(dump.num_orbitals) +
+        " orbitals has irrep ISYM = " + std::to_string(dump.isym) + " of the ORBSYM within excitation level " +
+        std::to_string(options.level) + "; check ISYM, or keep every irrep (--all-irreps)");
+  }
   out << "  space: " << method_name(space) << " (excitation level <= " << space.max_level
       << " from the reference), irrep "
       << (space.irrep == 0 ? std::string("unrestricted") : std::to_string(space.irrep) + " only") << "\n";

@@ -254,6 +254,26 @@ int run_command(const RunOptions& opt, std::ostream& text_out) {
   RunReport report;
   HostCsr A = load_matrix(opt.matrix, report.description);
   validate(A);
+  // x, y and the oracle's vectors before they are allocated (a 104-byte file may announce 2^31 columns)
+  {
+    const double scalar = opt.single_precision ? sizeof(float) : sizeof(double);
+    const double vectors = 2.0 * (static_cast<double>(A.num_cols) + 2.0 * A.num_rows) * scalar;
+    const double have = static_cast<double>(std::min(host_available_bytes(), available_bytes<Exec>()));
+    if (vectors > 0.8 * have) {
+      throw std::invalid_argument(fmt::format("{}: {} x {}: the vectors x and y alone need {}, {} are available",
+                                              opt.matrix, A.num_rows, A.num_cols, format_bytes(vectors),
+                                              format_bytes(have)));
+    }
+  }
+  // --float: values beyond float's range would become infinities; refused up front
+  if (opt.single_precision) {
+    for (std::size_t k = 0; k < A.nnz(); ++k) {
+      if (std::abs(A.values(k)) > static_cast<double>(std::numeric_limits<float>::max())) {
+        throw std::invalid_argument(fmt::format(
+            "--float: the value {} of {} is beyond the range of float; run in double", A.values(k), opt.matrix));
+      }
+    }
+  }
 
   report.automatic_boundary = choose_boundary(A);
   report.boundary_is_automatic = opt.boundary < 0;

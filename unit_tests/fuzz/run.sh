@@ -19,6 +19,7 @@ kokkos="$top/.deps/openmp/install"
 [ -f "$kokkos/lib/libkokkoscore.a" ] || { echo "fuzz/run.sh: no Kokkos in $kokkos (run cmake/bootstrap.sh)" >&2; exit 2; }
 [ -f "$top/build/openmp/include/cispmv/version.hpp" ] || { echo "fuzz/run.sh: configure the openmp preset first" >&2; exit 2; }
 mkdir -p "$out"
+out=$(cd "$out" && pwd)  # the fuzzers run inside it
 flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
        -fopenmp -I"$top/include" -I"$top/build/openmp/include" -isystem "$kokkos/include")
 libs=("$kokkos/lib/libkokkoscore.a" -ldl -lpthread)
