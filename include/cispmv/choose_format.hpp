@@ -71,6 +71,20 @@ double kernel_efficiency(Format f, double rows) {
   }
 }
 
+/// Slots of a sliced layout of A (Sliced ELLPACK, csell) with `slice_height` rows per slice: the sum
+/// over slices of height x the slice's longest row. O(rows), from the row lengths alone.
+template <class Scalar, class Offset>
+double padded_slots(const HostCsrMatrix<Scalar, int, Offset>& A, int slice_height) {
+  double padded = 0;
+  for (int s = 0; s * static_cast<long long>(slice_height) < A.num_rows; ++s) {
+    Offset width = 0;
+    const int end = static_cast<int>(std::min<long long>(A.num_rows, (s + 1LL) * slice_height));
+    for (int r = s * slice_height; r < end; ++r) width = std::max(width, A.row_ptr(r + 1) - A.row_ptr(r));
+    padded += static_cast<double>(width) * slice_height;
+  }
+  return padded;
+}
+
 }  // namespace impl
 
 /// Chooses the format (CSR, the hybrid format on GPUs, Sliced ELLPACK or Compressed Sliced ELLPACK)
@@ -95,14 +109,7 @@ FormatChoice choose_format(const HostCsrMatrix<Scalar, int, Offset>& A, int slic
     return empty;
   }
   const double vectors = sizeof(Scalar) * (static_cast<double>(A.num_cols) + rows);
-  // padded slots of a sliced layout: sum over slices of height x longest row
-  double padded = 0;
-  for (int s = 0; s * static_cast<long long>(slice_height) < A.num_rows; ++s) {
-    Offset width = 0;
-    const int end = static_cast<int>(std::min<long long>(A.num_rows, (s + 1LL) * slice_height));
-    for (int r = s * slice_height; r < end; ++r) width = std::max(width, A.row_ptr(r + 1) - A.row_ptr(r));
-    padded += static_cast<double>(width) * slice_height;
-  }
+  const double padded = impl::padded_slots(A, slice_height);
   double coverage = 0;
   const auto table =
       impl::frequent_values(A, CompressedSellMatrix<Scalar>::max_table_size, &coverage, std::size_t(1) << 20);

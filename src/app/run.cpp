@@ -106,17 +106,9 @@ class Runner {
       case Format::ellr: return rows * static_cast<double>(longest_row_) * entry + rows * sizeof(int);
       case Format::sell:
       case Format::sellr:
-      case Format::csell: {
-        const int h = params.slice_height > 0 ? params.slice_height : 32;
-        double padded = 0;
-        for (int s = 0; s * static_cast<long long>(h) < host_.num_rows; ++s) {
-          std::size_t width = 0;
-          const int end = static_cast<int>(std::min<long long>(host_.num_rows, (s + 1LL) * h));
-          for (int r = s * h; r < end; ++r) width = std::max(width, host_.row_ptr(r + 1) - host_.row_ptr(r));
-          padded += static_cast<double>(width) * h;
-        }
-        return padded * entry + rows * 2 * sizeof(int);
-      }
+      case Format::csell:
+        return impl::padded_slots(host_, params.slice_height > 0 ? params.slice_height : 32) * entry +
+               rows * 2 * sizeof(int);
       case Format::hybrid:
       case Format::hybrid16:  // the reference region pads every row to BOUNDARY (automatic: no padding)
         return (params.boundary > 0 ? rows * params.boundary * entry : 0.0) + nnz * entry + 3 * rows * sizeof(int);

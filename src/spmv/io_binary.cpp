@@ -7,6 +7,7 @@
 #include "file_handle.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -339,6 +340,16 @@ HostCsr read_binary(const std::string& path) {
 
 namespace {
 
+/// Whether the first `n` bytes start with the Matrix Market banner (case-insensitive).
+bool has_matrix_market_banner(const unsigned char* bytes, std::size_t n) {
+  static const char banner[] = "%%matrixmarket";
+  if (n < sizeof(banner) - 1) return false;
+  for (std::size_t i = 0; i + 1 < sizeof(banner); ++i) {
+    if (std::tolower(bytes[i]) != banner[i]) return false;
+  }
+  return true;
+}
+
 /// A pipe, FIFO or character device (`cat m.mtx | cispmv stats /dev/stdin`) can be read once only:
 /// its bytes are copied, in one pass, into a temporary file that the readers then read like any
 /// other (and which is removed afterwards). The first bytes must already say Matrix Market or cispmv
@@ -363,9 +374,7 @@ class StreamCopy {
     for (;;) {
       const std::size_t n = std::fread(block.data(), 1, block.size(), in.get());
       if (total == 0 && n > 0) {
-        std::string start(reinterpret_cast<const char*>(block.data()), std::min<std::size_t>(n, 14));
-        for (char& c : start) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-        if (!has_binary_magic(block.data(), n) && start != "%%matrixmarket") {
+        if (!has_binary_magic(block.data(), n) && !has_matrix_market_banner(block.data(), n)) {
           throw ParseError(path, 0,
                            "a stream that starts with neither a Matrix Market header (%%MatrixMarket) nor the cispmv "
                            "binary magic");
@@ -422,9 +431,7 @@ HostCsr read_matrix(const std::string& path) {
     got = std::fread(first, 1, sizeof(first), file.get());
   }
   if (has_binary_magic(first, got)) return read_binary(path);
-  std::string start(reinterpret_cast<const char*>(first), got);
-  for (char& c : start) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  if (start == "%%matrixmarket") return read_matrix_market(path);
+  if (has_matrix_market_banner(first, got)) return read_matrix_market(path);
   const std::string ext = lower_extension(path);
   if (ext == ".mtx") return read_matrix_market(path);
   if (ext == binary_extension) return read_binary(path);
