@@ -41,11 +41,11 @@ for stage in "$@"; do
       log "ctest (cuda preset: serial, openmp, cuda, host, cross-validation, consumer)"
       ctest --preset cuda 2>&1 | tee "$RES/ctest.txt" | tail -15
       log "compute-sanitizer memcheck on the CUDA test executable"
-      compute-sanitizer --tool memcheck --error-exitcode 9 build/cuda/unit_tests/cispmv_test_cuda \
+      timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 build/cuda/unit_tests/cispmv_test_cuda \
         --gtest_filter='*PaperExample*:*RandomIrregular*:*EveryLaunchShape*' >"$RES/memcheck.txt" 2>&1
       echo "memcheck exit code $? ($(grep -c 'ERROR SUMMARY: 0 errors' "$RES/memcheck.txt") clean summaries)" | tee -a "$RES/log.txt"
       log "compute-sanitizer racecheck (shared memory: the staged hybrid kernel) on the CUDA test executable"
-      compute-sanitizer --tool racecheck --error-exitcode 9 build/cuda/unit_tests/cispmv_test_cuda \
+      timeout 150 compute-sanitizer --tool racecheck --error-exitcode 9 build/cuda/unit_tests/cispmv_test_cuda \
         --gtest_filter='*PaperExample*:*EveryLaunchShape*' >"$RES/racecheck.txt" 2>&1
       echo "racecheck exit code $? ($(grep -c 'ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards' "$RES/racecheck.txt") clean summaries)" | tee -a "$RES/log.txt" ;;
     build-kokkos4)

@@ -424,8 +424,9 @@ TEST(ChooseFormat, ChoosesTheCheapestModelOnTheHostAndEstimatesTheCompressedSize
   for (std::size_t i = 1; i < host.candidates.size(); ++i) {
     EXPECT_LE(host.candidates[i - 1].cost(), host.candidates[i].cost()) << host.summary();
   }
-  // ~2.7x fewer bytes than CSR at 0.32 / 0.85 of its bandwidth: csell by the host model
-  EXPECT_EQ(host.format, Format::csell) << host.summary();
+  // ~2.8x fewer bytes than CSR, but at 0.26 / 0.85 of its bandwidth (csell's host kernel waits on its
+  // gathers, measured): CSR by the host model; on a GPU (0.5 / 0.5 with enough rows) csell would win
+  EXPECT_EQ(host.format, Format::csr) << host.summary();
   EXPECT_THROW(choose_format<Kokkos::DefaultHostExecutionSpace>(A, 0), std::invalid_argument);
   const FormatChoice empty = choose_format<Kokkos::DefaultHostExecutionSpace>(HostCsr("empty", 0, 0, 0));
   EXPECT_EQ(empty.format, Format::csr);

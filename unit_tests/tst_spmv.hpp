@@ -287,3 +287,152 @@ TYPED_TEST(SpmvTest, CompressedSellWithRestEntriesMatchesHostOracle) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace cispmv;
+
+template <class Host, class Built>
+void expect_same_view(const Host& expected, const Built& built, const char* what) {
+  const auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), built);
+  ASSERT_EQ(expected.extent(0), got.extent(0)) << what;
+  for (std::size_t i = 0; i < got.extent(0); ++i) ASSERT_EQ(expected(i), got(i)) << what << " at " << i;
+}
+
+// Compressed Sliced ELLPACK encoded on the execution space from a CSR that lives there (the CI
+// builder's path on a GPU): the same arrays as the host encoder, entry for entry, and the same
+// products; an unsorted row is refused there too.
+TYPED_TEST(SpmvTest, CompressedSellEncodedOnTheExecutionSpaceEqualsTheHostEncoding) {
+  using Scalar = TypeParam;
+  // few distinct values (a table covering most entries, the rest in R), wide gaps (jump slots),
+  // and random values (no table)
+  auto repeated = cispmv::test::random_irregular<Scalar>(517, 300000, 71, 90);
+  for (std::size_t k = 0; k < repeated.nnz(); ++k) {
+    repeated.values(k) = k % 97 == 0 ? Scalar(0.001) * static_cast<Scalar>(k) : Scalar(static_cast<int>(k % 29) - 14);
+  }
+  auto random = cispmv::test::random_irregular<Scalar>(300, 280, 72, 150);
+  for (const auto* A : {&repeated, &random}) {
+    for (std::size_t table : {std::size_t(16), std::size_t(65536)}) {
+      const auto host = to_compressed_sell(*A, 32, table, 0.5, std::size_t(1) << 12);
+      const auto built = to_compressed_sell(to_device<TEST_EXECSPACE>(*A), 32, table, 0.5, std::size_t(1) << 12);
+      EXPECT_EQ(built.uses_table, host.uses_table);
+      EXPECT_EQ(built.compressed_nnz, host.compressed_nnz);
+      EXPECT_EQ(built.num_nonzeros, A->nnz());
+      expect_same_view(host.slice_ptr, built.slice_ptr, "slice_ptr");
+      expect_same_view(host.col_delta, built.col_delta, "col_delta");
+      expect_same_view(host.value_index, built.value_index, "value_index");
+      expect_same_view(host.first_col, built.first_col, "first_col");
+      expect_same_view(host.row_length, built.row_length, "row_length");
+      expect_same_view(host.value_table, built.value_table, "value_table");
+      expect_same_view(host.inline_values, built.inline_values, "inline_values");
+      expect_same_view(host.rest_row_ptr, built.rest_row_ptr, "rest_row_ptr");
+      expect_same_view(host.rest_col_idx, built.rest_col_idx, "rest_col_idx");
+      expect_same_view(host.rest_values, built.rest_values, "rest_values");
+      cispmv::test::expect_matches_oracle<TEST_EXECSPACE>(to_host(built), *A, SpmvOptions{}, Scalar(1), Scalar(0.5),
+                                                          73);
+    }
+  }
+  auto unsorted = random;
+  const std::size_t first = unsorted.row_ptr(5);
+  ASSERT_GE(unsorted.row_ptr(6) - first, 2u);
+  std::swap(unsorted.col_idx(first), unsorted.col_idx(first + 1));
+  try {
+    (void)to_compressed_sell(to_device<TEST_EXECSPACE>(unsorted));
+    ADD_FAILURE() << "an unsorted row was encoded";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("row 5 "), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+
+namespace {
+
+using namespace cispmv;
+
+// Y = beta*Y + alpha*A*X for k columns at once, k = 1 .. 21 (one, several and more than one block of
+// 16 columns; widths that are and are not compiled ones), in both layouts, every beta case, every
+// format and kernel of the registry, against the host oracle column by column.
+template <class Exec, class Layout, class HostFormat, class Scalar>
+void expect_block_matches_oracle(const HostFormat& host_format, const HostCsrMatrix<Scalar, int, std::size_t>& oracle,
+                                 Kernel kernel, int k, Scalar alpha, Scalar beta) {
+  SCOPED_TRACE(std::string("format ") + HostFormat::format_name + ", kernel " + kernel_name(kernel) + ", k " +
+               std::to_string(k) + ", beta " + std::to_string(beta) +
+               (std::is_same_v<Layout, Kokkos::LayoutRight> ? ", LayoutRight" : ", LayoutLeft"));
+  const auto A = to_device<Exec>(host_format);
+  using HostBlock = Kokkos::View<Scalar**, Layout, Kokkos::HostSpace>;
+  HostBlock hx("x", oracle.num_cols, k), hy("y", oracle.num_rows, k);
+  std::vector<Kokkos::View<Scalar*, Kokkos::HostSpace>> expected;
+  double beta_y = 0;
+  for (int j = 0; j < k; ++j) {
+    const auto xj = cispmv::test::random_vector<Scalar>(oracle.num_cols, 100 + 2 * j);
+    const auto yj = cispmv::test::random_vector<Scalar>(oracle.num_rows, 101 + 2 * j);
+    for (int i = 0; i < oracle.num_cols; ++i) hx(i, j) = xj(i);
+    for (int i = 0; i < oracle.num_rows; ++i) {
+      hy(i, j) = beta == Scalar(0) ? std::numeric_limits<Scalar>::quiet_NaN() : yj(i);  // must not be read
+      beta_y = std::max(beta_y, std::abs(static_cast<double>(beta * yj(i))));
+    }
+    expected.emplace_back("expected", oracle.num_rows);
+    Kokkos::deep_copy(expected.back(), yj);
+    host_oracle_spmv(alpha, oracle, xj, beta, expected.back());
+  }
+  const auto x = Kokkos::create_mirror_view_and_copy(typename Exec::memory_space(), hx);
+  const auto y = Kokkos::create_mirror_view_and_copy(typename Exec::memory_space(), hy);
+  const SpmvPlan<Exec, std::remove_const_t<decltype(A)>> plan(Exec(), A, SpmvOptions{kernel});
+  plan.apply(alpha, x, beta, y);
+  Exec().fence();
+  for (int j = 0; j < k; ++j) {
+    SCOPED_TRACE("column " + std::to_string(j));
+    const auto yj = Kokkos::subview(y, Kokkos::ALL(), j);
+    Kokkos::View<Scalar*, Kokkos::HostSpace> got("got", oracle.num_rows);
+    Kokkos::deep_copy(got, Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), yj));
+    const auto xj = cispmv::test::random_vector<Scalar>(oracle.num_cols, 100 + 2 * j);
+    EXPECT_TRUE(cispmv::test::allclose(got, expected[j], spmv_tolerance(oracle, xj, alpha, beta_y)));
+  }
+}
+
+TYPED_TEST(SpmvTest, SeveralVectorsAtOnceMatchTheHostOracleInEveryFormat) {
+  using Scalar = TypeParam;
+  const auto A = cispmv::test::random_irregular<Scalar>(203, 190, 81, 70);
+  FormatParams params;
+  params.boundary = 6;
+  for (const FormatInfo& info : format_registry) {
+    std::vector<Kernel> kernels = format_kernels(info.format);
+    kernels.push_back(Kernel::automatic);
+    with_host_format(info.format, A, params, [&](const auto& host_format) {
+      for (Kernel kernel : kernels) {
+        for (int k : {1, 3, 8, 16, 21}) {
+          expect_block_matches_oracle<TEST_EXECSPACE, Kokkos::LayoutRight>(host_format, A, kernel, k, Scalar(1.5),
+                                                                           Scalar(0));
+        }
+        expect_block_matches_oracle<TEST_EXECSPACE, Kokkos::LayoutRight>(host_format, A, kernel, 5, Scalar(1),
+                                                                         Scalar(1));
+        expect_block_matches_oracle<TEST_EXECSPACE, Kokkos::LayoutLeft>(host_format, A, kernel, 5, Scalar(-1),
+                                                                        Scalar(-0.5));
+      }
+    });
+  }
+  // the formats with a multi-vector kernel read the matrix once per 16 columns
+  using Exec = TEST_EXECSPACE;
+  EXPECT_TRUE((SpmvPlan<Exec, CsrMatrix<Scalar, int, std::size_t, Exec>>::has_block_kernel()));
+  EXPECT_TRUE((SpmvPlan<Exec, HybridMatrix<Scalar, int, std::size_t, Exec>>::has_block_kernel()));
+  EXPECT_TRUE((SpmvPlan<Exec, CompressedSellMatrix<Scalar, int, std::size_t, Exec>>::has_block_kernel()));
+  EXPECT_FALSE((SpmvPlan<Exec, EllMatrix<Scalar, int, Exec>>::has_block_kernel()));
+}
+
+TEST(TEST_CATEGORY, SeveralVectorsWithMismatchedColumnsThrowWithTheSizes) {
+  using Exec = TEST_EXECSPACE;
+  const auto A = to_device<Exec>(cispmv::test::random_irregular<double>(20, 30, 5, 4));
+  Kokkos::View<double**, Kokkos::LayoutRight, Exec::memory_space> x("x", 30, 4), y("y", 20, 3), z("z", 20, 4);
+  try {
+    spmv(Exec(), 1.0, A, x, 0.0, y);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("x has 4 columns, y 3"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(spmv(Exec(), 1.0, A, x, 0.0, z));
+  Kokkos::View<double**, Kokkos::LayoutRight, Exec::memory_space> empty_x("x0", 30, 0), empty_y("y0", 20, 0);
+  EXPECT_NO_THROW(spmv(Exec(), 1.0, A, empty_x, 0.0, empty_y));
+}
+
+}  // namespace

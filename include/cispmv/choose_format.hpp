@@ -47,9 +47,9 @@ namespace impl {
 /// 40 % and 27 % (it also waits on its value-table gathers). The vector-per-row kernels do not depend
 /// on it (hybrid 47-62 %, CSR 48-51 %). Host: CSR thread per row reaches ~85 % of a STREAM copy; the
 /// column-major sliced layouts walk each row with a stride of a slice (2 cores: Sliced ELLPACK ~0.3 of
-/// CSR's bandwidth); csell's host shape streams whole slices and reaches ~0.38 of CSR's bandwidth
-/// (2 cores, frozen-core H2O full CI, perf/results/2026-11-23-debian-2core/): it is waiting on its
-/// gathers, not on memory.
+/// CSR's bandwidth); csell's host shape streams whole slices and reaches ~0.30 of CSR's bandwidth
+/// (2 cores, frozen-core H2O full CI: 430 MB in 39.2-40.6 ms against CSR's 1,201 MB in 32.9 ms,
+/// perf/results/2026-11-23-debian-2core/): it is waiting on its gathers, not on memory.
 template <class Exec>
 double kernel_efficiency(Format f, double rows) {
   if constexpr (is_gpu_space_v<Exec>) {
@@ -65,24 +65,30 @@ double kernel_efficiency(Format f, double rows) {
     switch (f) {
       case Format::csr: return 0.85;
       case Format::sell: return 0.3;
-      case Format::csell: return 0.32;
+      case Format::csell: return 0.26;
       default: return 0.5;
     }
   }
 }
 
-/// Slots of a sliced layout of A (Sliced ELLPACK, csell) with `slice_height` rows per slice: the sum
-/// over slices of height x the slice's longest row. O(rows), from the row lengths alone.
-template <class Scalar, class Offset>
-double padded_slots(const HostCsrMatrix<Scalar, int, Offset>& A, int slice_height) {
+/// Slots of a sliced layout (Sliced ELLPACK, csell) with `slice_height` rows per slice, from a CSR row
+/// map in host memory: the sum over slices of height x the slice's longest row. O(rows).
+template <class RowPtr>
+double padded_slots(const RowPtr& row_ptr, long long num_rows, int slice_height) {
   double padded = 0;
-  for (int s = 0; s * static_cast<long long>(slice_height) < A.num_rows; ++s) {
-    Offset width = 0;
-    const int end = static_cast<int>(std::min<long long>(A.num_rows, (s + 1LL) * slice_height));
-    for (int r = s * slice_height; r < end; ++r) width = std::max(width, A.row_ptr(r + 1) - A.row_ptr(r));
+  for (long long first = 0; first < num_rows; first += slice_height) {
+    std::size_t width = 0;
+    const long long end = std::min<long long>(num_rows, first + slice_height);
+    for (long long r = first; r < end; ++r) width = std::max<std::size_t>(width, row_ptr(r + 1) - row_ptr(r));
     padded += static_cast<double>(width) * slice_height;
   }
   return padded;
+}
+
+/// The same for a host CSR matrix.
+template <class Scalar, class Offset>
+double padded_slots(const HostCsrMatrix<Scalar, int, Offset>& A, int slice_height) {
+  return padded_slots(A.row_ptr, A.num_rows, slice_height);
 }
 
 }  // namespace impl
@@ -93,8 +99,8 @@ double padded_slots(const HostCsrMatrix<Scalar, int, Offset>& A, int slice_heigh
 /// Bytes are exact for CSR and Sliced ELLPACK (from the row lengths, O(rows)) and estimated for csell
 /// from its slice widths and the value table's coverage on a sample of at most 2^20 values. ELLPACK(-R)
 /// is never a candidate (its padding to the longest row only adds bytes to Sliced ELLPACK's).
-template <class Exec, class Scalar, class Offset>
-FormatChoice choose_format(const HostCsrMatrix<Scalar, int, Offset>& A, int slice_height = 32) {
+template <class Exec, class Scalar, class Offset, class Device>
+FormatChoice choose_format(const CsrMatrix<Scalar, int, Offset, Device>& A, int slice_height = 32) {
   if (slice_height <= 0) {
     throw std::invalid_argument("cispmv::choose_format: slice_height must be positive, got " +
                                 std::to_string(slice_height));
@@ -109,7 +115,8 @@ FormatChoice choose_format(const HostCsrMatrix<Scalar, int, Offset>& A, int slic
     return empty;
   }
   const double vectors = sizeof(Scalar) * (static_cast<double>(A.num_cols) + rows);
-  const double padded = impl::padded_slots(A, slice_height);
+  const auto row_ptr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.row_ptr);  // A may be on a GPU
+  const double padded = impl::padded_slots(row_ptr, A.num_rows, slice_height);
   double coverage = 0;
   const auto table =
       impl::frequent_values(A, CompressedSellMatrix<Scalar>::max_table_size, &coverage, std::size_t(1) << 20);

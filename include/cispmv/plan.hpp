@@ -12,6 +12,7 @@
 #include "cispmv/impl/profiling.hpp"
 #include "cispmv/options.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <sstream>
 #include <stdexcept>
@@ -81,40 +82,62 @@ class SpmvPlan {
                                   "use Kernel::scalar");
     }
     label_ = std::string("cispmv::spmv[") + Matrix::format_name + "," + kernel_name(kernel_) + "]";
+    block_label_ = std::string("cispmv::spmv_block[") + Matrix::format_name + "," + kernel_name(kernel_) + "]";
     if (kernel_ == Kernel::vector) plan_vector_launch();
   }
 
   /// y = beta*y + alpha*A*x on the plan's execution space instance (asynchronous, like any Kokkos
   /// kernel). beta == 0 does not read y. Throws std::invalid_argument when x or y does not match A.
+  ///
+  /// With rank-2 Views, Y = beta*Y + alpha*A*X for X of num_cols x k and Y of num_rows x k, any k >= 0:
+  /// formats with a multi-vector kernel (CSR, hybrid, csell; impl::SpmvBlockFunctor) read the matrix
+  /// once per 16 columns, the others once per column. LayoutRight (row-major) X and Y are the fast
+  /// layout on GPUs and CPUs alike: the k values an entry gathers from X lie in one or two cache lines.
+  /// Other layouts (LayoutLeft, strided subviews) are accepted as they are, at the cost of k lines
+  /// per gather.
   template <class XView, class YView>
   void apply(value_type alpha, const XView& x, value_type beta, const YView& y) const {
     static_assert(Kokkos::is_view<XView>::value && Kokkos::is_view<YView>::value,
                   "cispmv::SpmvPlan::apply: x and y must be Kokkos::Views");
-    static_assert(XView::rank == 1 && YView::rank == 1, "cispmv::SpmvPlan::apply: x and y must be rank-1 Views");
+    static_assert(XView::rank == YView::rank && (XView::rank == 1 || XView::rank == 2),
+                  "cispmv::SpmvPlan::apply: x and y must both be rank-1 Views (one vector) or rank-2 Views (several)");
     static_assert(std::is_same_v<typename YView::value_type, typename YView::non_const_value_type>,
                   "cispmv::SpmvPlan::apply: y must not be const");
     static_assert(Kokkos::SpaceAccessibility<Exec, typename XView::memory_space>::accessible &&
                       Kokkos::SpaceAccessibility<Exec, typename YView::memory_space>::accessible,
                   "cispmv::SpmvPlan::apply: x or y is not accessible from this execution space");
-    if (x.extent(0) != static_cast<std::size_t>(A_.num_cols) || y.extent(0) != static_cast<std::size_t>(A_.num_rows)) {
+    const bool columns_match = XView::rank == 1 || x.extent(1) == y.extent(1);
+    if (x.extent(0) != static_cast<std::size_t>(A_.num_cols) || y.extent(0) != static_cast<std::size_t>(A_.num_rows) ||
+        !columns_match) {
       std::ostringstream os;
       os << "cispmv::spmv: size mismatch: A (" << Matrix::format_name << ") is " << A_.num_rows << " x " << A_.num_cols
-         << ", x has " << x.extent(0) << " entries (expected " << A_.num_cols << "), y has " << y.extent(0)
-         << " entries (expected " << A_.num_rows << ")";
+         << ", x has " << x.extent(0) << " rows (expected " << A_.num_cols << "), y has " << y.extent(0)
+         << " rows (expected " << A_.num_rows << ")";
+      if constexpr (XView::rank == 2) os << "; x has " << x.extent(1) << " columns, y " << y.extent(1);
       throw std::invalid_argument(os.str());
     }
     if (A_.num_rows == 0) return;
-    using XRandom = Kokkos::View<const value_type*, typename XView::array_layout, typename XView::device_type,
-                                 Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
-    const XRandom xr = x;
-    const impl::ProfilingRegion region(label_);
-    if (beta == value_type(0)) {
-      launch<impl::beta_zero>(alpha, xr, beta, y);
-    } else if (beta == value_type(1)) {
-      launch<impl::beta_one>(alpha, xr, beta, y);
+    if constexpr (XView::rank == 1) {
+      using XRandom = Kokkos::View<const value_type*, typename XView::array_layout, typename XView::device_type,
+                                   Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
+      const XRandom xr = x;
+      const impl::ProfilingRegion region(label_);
+      if (beta == value_type(0)) {
+        launch<impl::beta_zero>(alpha, xr, beta, y);
+      } else if (beta == value_type(1)) {
+        launch<impl::beta_one>(alpha, xr, beta, y);
+      } else {
+        launch<impl::beta_general>(alpha, xr, beta, y);
+      }
     } else {
-      launch<impl::beta_general>(alpha, xr, beta, y);
+      apply_block(alpha, x, beta, y);
     }
+  }
+
+  /// Whether rank-2 products read the matrix once per 16 columns (else once per column).
+  static constexpr bool has_block_kernel() {
+    return impl::SpmvBlockFunctor<Exec, Matrix, typename impl::PlanViews<Exec, Matrix>::x_type,
+                                  typename impl::PlanViews<Exec, Matrix>::y_type, impl::beta_zero, 1>::available;
   }
 
   const Matrix& matrix() const { return A_; }
@@ -247,11 +270,80 @@ class SpmvPlan {
     Kokkos::parallel_for(label_, policy(shape_.team_size), f);
   }
 
+  template <class XView, class YView>
+  void apply_block(value_type alpha, const XView& x, value_type beta, const YView& y) const {
+    const int k = static_cast<int>(x.extent(1));
+    if constexpr (has_block_kernel()) {
+      using XRandom = Kokkos::View<const value_type**, typename XView::array_layout, typename XView::device_type,
+                                   Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
+      const XRandom xr = x;
+      const impl::ProfilingRegion region(block_label_);
+      for (int first = 0; first < k; first += impl::max_block_columns) {
+        const int columns = std::min(impl::max_block_columns, k - first);
+        if (beta == value_type(0)) {
+          launch_block<impl::beta_zero>(alpha, xr, beta, y, first, columns);
+        } else if (beta == value_type(1)) {
+          launch_block<impl::beta_one>(alpha, xr, beta, y, first, columns);
+        } else {
+          launch_block<impl::beta_general>(alpha, xr, beta, y, first, columns);
+        }
+      }
+    } else {
+      for (int j = 0; j < k; ++j)
+        apply(alpha, Kokkos::subview(x, Kokkos::ALL(), j), beta, Kokkos::subview(y, Kokkos::ALL(), j));
+    }
+  }
+
+  // the narrowest compiled block width that holds `columns`
+  template <int Beta, class XView, class YView>
+  void launch_block(value_type alpha, const XView& x, value_type beta, const YView& y, int first, int columns) const {
+    if (columns <= 1) {
+      launch_block_width<Beta, 1>(alpha, x, beta, y, first, columns);
+    } else if (columns <= 2) {
+      launch_block_width<Beta, 2>(alpha, x, beta, y, first, columns);
+    } else if (columns <= 4) {
+      launch_block_width<Beta, 4>(alpha, x, beta, y, first, columns);
+    } else if (columns <= 8) {
+      launch_block_width<Beta, 8>(alpha, x, beta, y, first, columns);
+    } else {
+      launch_block_width<Beta, impl::max_block_columns>(alpha, x, beta, y, first, columns);
+    }
+  }
+
+  template <int Beta, int K, class XView, class YView>
+  void launch_block_width(value_type alpha, const XView& x, value_type beta, const YView& y, int first,
+                          int columns) const {
+    using F = impl::SpmvBlockFunctor<Exec, Matrix, XView, YView, Beta, K>;
+    F f(A_, x, y, alpha, beta, first, columns);
+    if constexpr (F::has_vector_kernel) {
+      if (kernel_ == Kernel::vector) {  // the plan's shape; fewer rows at a time if K sums need more registers
+        f.rows_per_team = shape_.rows_per_team;
+        f.vector_length = shape_.vector_length;
+        const Kokkos::TeamPolicy<Exec> automatic(exec_, league_, Kokkos::AUTO, shape_.vector_length);
+        const int team = std::max(1, std::min(shape_.team_size, automatic.team_size_max(f, Kokkos::ParallelForTag())));
+        Kokkos::parallel_for(block_label_, Kokkos::TeamPolicy<Exec>(exec_, league_, team, shape_.vector_length), f);
+        return;
+      }
+    }
+    if constexpr (!impl::is_gpu_space_v<Exec> && F::has_host_slice_kernel) {
+      Kokkos::parallel_for(
+          block_label_,
+          Kokkos::RangePolicy<Exec, impl::SliceTag, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<ordinal_type>>(
+              exec_, 0, A_.num_slices()),
+          f);
+      return;
+    }
+    Kokkos::parallel_for(block_label_,
+                         Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<ordinal_type>>(
+                             exec_, 0, A_.num_rows),
+                         f);
+  }
+
   Exec exec_;
   Matrix A_;
   SpmvOptions opts_;
   Kernel kernel_ = Kernel::scalar;
-  std::string label_;
+  std::string label_, block_label_;
   impl::VectorLaunch shape_{1, 1, 1};
   int unroll_ = 1;
   int league_ = 0;

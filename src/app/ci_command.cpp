@@ -18,6 +18,7 @@
 #include <fstream>
 #include <iomanip>
 #include <limits>
+#include <new>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
@@ -65,7 +66,22 @@ int solve_and_report(const Matrix& A, const Diagonal& diagonal, const FciDump& d
   out << "davidson: format " << plan.description() << " on " << Exec::name() << ", " << options.roots
       << (options.roots == 1 ? " root" : " roots") << ", residual tolerance " << std::scientific << std::setprecision(1)
       << options.residual_tolerance << std::defaultfloat << std::endl;
-  const auto result = solvers::davidson(exec, plan, diagonal, dopts);
+  solvers::DavidsonResult<typename Exec::memory_space> result;
+  auto out_of_memory = [&](const std::exception& e) {
+    return MemoryBudgetError(std::string("cispmv ci: allocating the Davidson vectors (") +
+                             std::to_string(options.roots) + (options.roots == 1 ? " root" : " roots") + ", " +
+                             std::to_string(A.num_rows) + " rows) on " + Exec::name() + " failed: " + e.what() +
+                             ". Fewer --roots, or a smaller space, would fit.");
+  };
+  try {
+    result = solvers::davidson(exec, plan, diagonal, dopts);
+  } catch (const std::bad_alloc& e) {  // Kokkos's allocation failure (RawMemoryAllocationFailure)
+    throw out_of_memory(e);
+  } catch (const MemoryBudgetError&) {
+    throw;
+  } catch (const std::runtime_error& e) {  // a CUDA error Kokkos reports as such
+    throw out_of_memory(e);
+  }
 
   out << "  iterations " << result.iterations << ", restarts " << result.restarts << ", SpMVs " << result.num_spmv
       << ", final subspace " << result.subspace_size << ", " << (result.converged ? "converged" : "NOT converged")
@@ -174,6 +190,12 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
   using Exec = Kokkos::DefaultExecutionSpace;
   using ExecMemory = Exec::memory_space;
   constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, ExecMemory>::accessible;
+  // On a GPU, CSR and csell are built where they are used; other formats (and --write-mtx) go through
+  // a host copy of the CSR Hamiltonian.
+  auto stays_on_device = [&](Format f) {
+    return !on_host && options.write_mtx.empty() && (f == Format::csr || f == Format::csell);
+  };
+  const bool may_stay_on_device = options.format == "auto" || stays_on_device(parse_format(options.format));
   if (options.roots < 1) throw std::invalid_argument("cispmv ci: --roots must be at least 1");
   if (options.level < 0) throw std::invalid_argument("cispmv ci: --level must be >= 0");
   if (!(options.drop_tolerance >= 0)) throw std::invalid_argument("cispmv ci: the drop tolerance must be >= 0");
@@ -289,9 +311,14 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
     const double rows_d = static_cast<double>(n);
     mem.matrix = nnz * (sizeof(double) + sizeof(int)) + (rows_d + 1) * sizeof(std::size_t);
     const bool converts = options.format != "csr";
-    mem.converted = converts ? mem.matrix : 0.0;  // a format of the same order (auto may keep CSR)
+    // a format of the same order (auto may keep CSR); csell ~0.4x of CSR on a CI Hamiltonian
+    mem.converted = !converts                                               ? 0.0
+                    : options.format == "csell" || options.format == "auto" ? 0.45 * mem.matrix
+                                                                            : mem.matrix;
     const int subspace = std::max(24, 8 * options.roots);
-    mem.davidson = (2.0 * subspace + 4.0 * options.roots + 4.0) * rows_d * sizeof(double);
+    // V, AV, residuals, restart scratch, and the row-major blocks of the block products (roots > 1)
+    const double blocks = options.roots > 1 ? 2.0 * std::min(16, options.roots) : 0.0;
+    mem.davidson = (2.0 * subspace + 4.0 * options.roots + 4.0 + blocks) * rows_d * sizeof(double);
     out << "memory estimate: matrix " << format_bytes(mem.matrix) << " in CSR (~" << std::setprecision(3) << nnz / 1e6
         << std::defaultfloat << "M nonzeros), solver " << format_bytes(mem.davidson) << "; available: host "
         << format_bytes(host_have) << (on_host ? "" : ", device " + format_bytes(device_have)) << std::endl;
@@ -302,10 +329,10 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
       const double need = mem.space + mem.matrix + mem.converted + mem.davidson;
       if (need > 0.9 * host_have) refuse("host", need, host_have, parts, advice(options, space.max_level, mem.matrix));
     } else {
-      const double device_need = mem.matrix + mem.davidson;
+      const double device_need = mem.matrix + (may_stay_on_device ? mem.converted : 0.0) + mem.davidson;
       if (device_need > 0.95 * device_have)
         refuse("device", device_need, device_have, parts, advice(options, space.max_level, mem.matrix));
-      const double host_need = mem.space + (converts ? mem.matrix + mem.converted : 0.0);
+      const double host_need = mem.space + (may_stay_on_device ? 0.0 : mem.matrix + mem.converted);
       if (host_need > 0.9 * host_have)
         refuse("host", host_need, host_have, parts, advice(options, space.max_level, mem.matrix));
     }
@@ -326,11 +353,16 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
     };
   }
   CsrMatrix<double, int, std::size_t, Exec> H_exec;
+  auto hamiltonian_out_of_memory = [&](const std::exception& e) {
+    return MemoryBudgetError(std::string("cispmv ci: allocating the Hamiltonian (estimated ") +
+                             format_bytes(mem.matrix) + ") on " + Exec::name() + " failed: " + e.what());
+  };
   try {
     H_exec = build_hamiltonian(Exec(), dump, space, hopt);
-  } catch (const std::runtime_error& e) {  // a Kokkos allocation failure on the device
-    throw MemoryBudgetError(std::string("cispmv ci: allocating the Hamiltonian (estimated ") +
-                            format_bytes(mem.matrix) + ") on " + Exec::name() + " failed: " + e.what());
+  } catch (const std::bad_alloc& e) {  // Kokkos's allocation failure (RawMemoryAllocationFailure)
+    throw hamiltonian_out_of_memory(e);
+  } catch (const std::runtime_error& e) {  // a CUDA error Kokkos reports as such
+    throw hamiltonian_out_of_memory(e);
   }
   timings.hamiltonian = timer.seconds();
   const std::size_t nnz = H_exec.nnz();
@@ -340,13 +372,54 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
 
   CiResult res;
   int status = 0;
-  const bool device_csr_only = !on_host && options.format == "csr" && options.write_mtx.empty();
-  if (device_csr_only) {
-    // CSR stays where it was built: no host copy at all
+  Format format = Format::csr;
+  if (options.format == "auto") {
+    const FormatChoice choice = choose_format<Exec>(H_exec);  // from the row lengths and sampled values
+    format = choice.format;
+    out << "automatic format choice: " << choice.summary() << "\n";
+  } else {
+    format = parse_format(options.format);
+  }
+  if (stays_on_device(format)) {
+    // CSR stays where it was built and csell is encoded there: no host copy of the matrix at all
     const auto diagonal = csr_diagonal(Exec(), H_exec);
-    status = solve_and_report(H_exec, diagonal, dump, options, timings, res, out);
+    if (format == Format::csr) {
+      status = solve_and_report(H_exec, diagonal, dump, options, timings, res, out);
+    } else {
+      timer.reset();
+      CompressedSellMatrix<double, int, std::size_t, Exec> C;
+      auto csell_out_of_memory = [&](const std::exception& e) {
+        return MemoryBudgetError(std::string("cispmv ci: allocating Compressed Sliced ELLPACK (estimated ") +
+                                 format_bytes(mem.converted) + ") beside the CSR Hamiltonian on " + Exec::name() +
+                                 " failed: " + e.what() + ". " + advice(options, space.max_level, mem.matrix));
+      };
+      try {
+        C = to_compressed_sell(H_exec);
+      } catch (const std::bad_alloc& e) {  // Kokkos's allocation failure (RawMemoryAllocationFailure)
+        throw csell_out_of_memory(e);
+      } catch (const std::runtime_error& e) {  // a CUDA error Kokkos reports as such
+        throw csell_out_of_memory(e);
+      }
+      const double csr_bytes = static_cast<double>(allocated_bytes(H_exec));
+      H_exec = {};
+      timings.convert = timer.seconds();
+      out << "converted to csell on " << Exec::name() << " in " << std::fixed << std::setprecision(3) << timings.convert
+          << " s: " << format_bytes(static_cast<double>(allocated_bytes(C))) << " (" << std::setprecision(2)
+          << static_cast<double>(allocated_bytes(C)) / csr_bytes << "x of CSR), " << C.rest_nnz()
+          << " entries outside the value table" << std::defaultfloat << std::endl;
+      status = solve_and_report(C, diagonal, dump, options, timings, res, out);
+    }
   } else {
     // other formats are converted from a host CSR (the host copy of a device-built matrix)
+    if (!on_host) {
+      const double need = mem.space + 2.0 * mem.matrix;
+      if (need > 0.9 * host_have) {
+        refuse("host", need, host_have,
+               "a host copy of the matrix (" + format_bytes(mem.matrix) + ") to convert it to " +
+                   format_info(format).name + ", and the converted copy",
+               "--format csr or csell stay on the device. " + advice(options, space.max_level, mem.matrix));
+      }
+    }
     timer.reset();
     // the same Views on a host build; a copy of a device-built matrix, whose device copy then goes
     HostCsr H = H_exec.template map_views<Kokkos::DefaultHostExecutionSpace>(
@@ -360,14 +433,6 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
     }
     FormatParams params;
     params.boundary = boundary.boundary;
-    Format format = Format::csr;
-    if (options.format == "auto") {
-      const FormatChoice choice = choose_format<Exec>(H);
-      format = choice.format;
-      out << "automatic format choice: " << choice.summary() << "\n";
-    } else {
-      format = parse_format(options.format);
-    }
     const auto diagonal = Kokkos::create_mirror_view_and_copy(ExecMemory(), csr_diagonal(H));
     status = with_host_format(format, H, params, [&](const auto& host_format) {
       const auto A = to_device<Exec>(host_format);

@@ -45,7 +45,7 @@ struct CiCommandOptions {
   std::string fcidump;               ///< path of the FCIDUMP file
   int level = 2;                     ///< maximum excitation level (2 = CISD; >= NELEC = full CI)
   int roots = 1;                     ///< number of lowest eigenvalues
-  std::string format = "csr";        ///< registry name of the format the Davidson products run on
+  std::string format = "auto";       ///< registry name of the format the Davidson products run on, or auto
   std::string write_mtx;             ///< if not empty, write the matrix there (Matrix Market, symmetric)
   bool restrict_to_isym = true;      ///< keep only determinants of irrep ISYM (no-op when ORBSYM is all 1)
   double residual_tolerance = 1e-6;  ///< Davidson convergence: residual 2-norm of every root

@@ -119,58 +119,72 @@ namespace impl {
 
 /// The bits of a value, for bit-exact table lookups (0.0 and -0.0, and NaN payloads, stay apart).
 template <class Scalar>
-std::uint64_t value_bits(Scalar v) {
+KOKKOS_INLINE_FUNCTION std::uint64_t value_bits(Scalar v) {
   using Bits = std::conditional_t<sizeof(Scalar) == 8, std::uint64_t, std::uint32_t>;
   Bits b;
-  std::memcpy(&b, &v, sizeof(Scalar));
+  memcpy(&b, &v, sizeof(Scalar));  // the one type pun C++17 allows, in host and CUDA device code
   return static_cast<std::uint64_t>(b);
 }
 
 /// A read-only open-addressing map from value bits to a table index (power-of-two size, at most half
-/// full): the converter's lookup, safe from many threads.
-class ValueIndexMap {
- public:
-  explicit ValueIndexMap(const std::vector<std::uint64_t>& keys) {
+/// full) in the memory of `Device`: the converter's lookup, safe from many threads on any backend.
+template <class Device>
+struct ValueIndexMap {
+  Kokkos::View<const std::uint64_t*, Device> keys;
+  Kokkos::View<const std::int32_t*, Device> slots;  ///< the table index of keys(s), -1 where empty
+  std::uint64_t mask = 0;
+
+  ValueIndexMap() = default;
+  /// Built on the host from the table's keys (value_bits of each value, in table order), then copied.
+  explicit ValueIndexMap(const std::vector<std::uint64_t>& table_keys) {
     std::size_t size = 16;
-    while (size < 2 * keys.size()) size *= 2;
-    mask_ = size - 1;
-    keys_.assign(size, 0);
-    slots_.assign(size, -1);
-    for (std::size_t i = 0; i < keys.size(); ++i) {
-      std::size_t s = splitmix64_mix(keys[i]) & mask_;
-      while (slots_[s] >= 0) s = (s + 1) & mask_;
-      keys_[s] = keys[i];
-      slots_[s] = static_cast<std::int32_t>(i);
+    while (size < 2 * table_keys.size()) size *= 2;
+    mask = size - 1;
+    Kokkos::View<std::uint64_t*, Kokkos::HostSpace> k("csell::index_keys", size);
+    Kokkos::View<std::int32_t*, Kokkos::HostSpace> s(
+        Kokkos::view_alloc("csell::index_slots", Kokkos::WithoutInitializing), size);
+    Kokkos::deep_copy(s, -1);
+    for (std::size_t i = 0; i < table_keys.size(); ++i) {
+      std::uint64_t at = splitmix64_mix(table_keys[i]) & mask;
+      while (s(at) >= 0) at = (at + 1) & mask;
+      k(at) = table_keys[i];
+      s(at) = static_cast<std::int32_t>(i);
     }
+    keys = mirror_to<Device>(k);
+    slots = mirror_to<Device>(s);
   }
   /// The index of `key`, or -1.
-  std::int32_t find(std::uint64_t key) const {
-    std::size_t s = splitmix64_mix(key) & mask_;
-    while (slots_[s] >= 0) {
-      if (keys_[s] == key) return slots_[s];
-      s = (s + 1) & mask_;
+  KOKKOS_INLINE_FUNCTION std::int32_t find(std::uint64_t key) const {
+    std::uint64_t at = splitmix64_mix(key) & mask;
+    while (slots(at) >= 0) {
+      if (keys(at) == key) return slots(at);
+      at = (at + 1) & mask;
     }
     return -1;
   }
-
- private:
-  std::vector<std::uint64_t> keys_;
-  std::vector<std::int32_t> slots_;
-  std::size_t mask_ = 0;
 };
 
 /// The value table of A: its most frequent values (by bits), at most `max_size`, most frequent first,
 /// ties by bits (deterministic). Frequencies are counted on at most `max_samples` entries spread evenly
 /// over the matrix (all of them for smaller matrices): the table is a choice of what to compress, so a
-/// sample suffices, and the encoding stays exact whatever the table holds.
-template <class Scalar, class Ordinal, class Offset>
-std::vector<Scalar> frequent_values(const HostCsrMatrix<Scalar, Ordinal, Offset>& A, std::size_t max_size,
+/// sample suffices, and the encoding stays exact whatever the table holds. A matrix in device memory
+/// is sampled there; only the samples come to the host.
+template <class Scalar, class Ordinal, class Offset, class Device>
+std::vector<Scalar> frequent_values(const CsrMatrix<Scalar, Ordinal, Offset, Device>& A, std::size_t max_size,
                                     double* coverage = nullptr, std::size_t max_samples = std::size_t(1) << 25) {
+  using Exec = typename CsrMatrix<Scalar, Ordinal, Offset, Device>::execution_space;
   const std::size_t nnz = A.nnz();
   const std::size_t stride = std::max<std::size_t>(1, (nnz + max_samples - 1) / std::max<std::size_t>(1, max_samples));
-  std::vector<std::uint64_t> bits;
-  bits.reserve(nnz / stride + 1);
-  for (std::size_t k = 0; k < nnz; k += stride) bits.push_back(value_bits(A.values(k)));
+  const std::size_t count = nnz == 0 ? 0 : (nnz - 1) / stride + 1;
+  Kokkos::View<std::uint64_t*, typename Exec::memory_space> sampled(
+      Kokkos::view_alloc("cispmv::frequent_values::samples", Kokkos::WithoutInitializing), count);
+  const auto values = A.values;
+  Kokkos::parallel_for(
+      "cispmv::frequent_values::sample",
+      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, static_cast<std::int64_t>(count)),
+      KOKKOS_LAMBDA(const std::int64_t i) { sampled(i) = value_bits(values(static_cast<std::size_t>(i) * stride)); });
+  const auto on_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sampled);
+  std::vector<std::uint64_t> bits(on_host.data(), on_host.data() + count);
   std::sort(bits.begin(), bits.end());
   std::vector<std::pair<std::size_t, std::uint64_t>> counted;  // (count, bits)
   for (std::size_t i = 0; i < bits.size();) {
@@ -196,19 +210,103 @@ std::vector<Scalar> frequent_values(const HostCsrMatrix<Scalar, Ordinal, Offset>
   return table;
 }
 
+/// The two row passes of to_compressed_sell, on the matrix's own execution space. Count: each row's
+/// entries of C (jump slots included), its first column and its entries of R. Fill: the slots.
+template <class Scalar, class Ordinal, class Offset, class Device>
+struct CompressedSellEncoder {
+  using Csr = CsrMatrix<Scalar, Ordinal, Offset, Device>;
+  using Matrix = CompressedSellMatrix<Scalar, Ordinal, Offset, Device>;
+  struct Count {};
+  struct Fill {};
+  Csr A;
+  Matrix C;
+  ValueIndexMap<typename Csr::device_type> index;
+  Kokkos::View<Offset*, typename Csr::device_type> rest_count;  ///< row r's entries of R at r + 1
+
+  /// f(k, kept, jumps before it, its delta after the jumps, table index) for every entry of row r.
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void for_each_entry(const Ordinal r, F&& f) const {
+    std::int64_t previous = -1;
+    for (Offset k = A.row_ptr(r); k < A.row_ptr(r + 1); ++k) {
+      const std::int64_t c = A.col_idx(k);
+      const std::int32_t slot = C.uses_table ? index.find(value_bits(A.values(k))) : 0;
+      std::int64_t gap = previous < 0 ? 0 : c - previous;
+      std::int64_t jumps = 0;
+      while (gap > Matrix::max_delta) {  // the gaps of a row add up to < num_cols: few slots per row
+        gap -= Matrix::jump_delta;
+        ++jumps;
+      }
+      const bool kept = slot >= 0;
+      f(k, kept, kept ? jumps : 0, gap, slot);
+      if (kept) previous = c;
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(Count, const Ordinal r) const {
+    Ordinal kept = 0;
+    Offset rest = 0;
+    bool first = true;
+    for_each_entry(r, [&](Offset k, bool keep, std::int64_t jumps, std::int64_t, std::int32_t) {
+      if (!keep) {
+        ++rest;
+        return;
+      }
+      if (first) C.first_col(r) = A.col_idx(k);
+      first = false;
+      kept += static_cast<Ordinal>(1 + jumps);
+    });
+    C.row_length(r) = kept;
+    rest_count(static_cast<std::size_t>(r) + 1) = rest;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(Fill, const Ordinal r) const {
+    const Ordinal s = r / C.slice_height;
+    const Offset step = static_cast<Offset>(C.slice_height);
+    Offset at = C.slice_ptr(s) + static_cast<Offset>(r - s * C.slice_height);
+    Offset rest_at = C.rest_row_ptr(r);
+    for_each_entry(r, [&](Offset k, bool keep, std::int64_t jumps, std::int64_t delta, std::int32_t slot) {
+      if (keep) {
+        for (std::int64_t j = 0; j < jumps; ++j) {  // value index / inline value stay 0
+          C.col_delta(at) = Matrix::jump_delta;
+          at += step;
+        }
+        C.col_delta(at) = static_cast<std::uint16_t>(delta);
+        if (C.uses_table) {
+          C.value_index(at) = static_cast<std::uint16_t>(slot);
+        } else {
+          C.inline_values(at) = A.values(k);
+        }
+        at += step;
+      } else {
+        C.rest_col_idx(rest_at) = A.col_idx(k);
+        C.rest_values(rest_at) = A.values(k);
+        ++rest_at;
+      }
+    });
+  }
+};
+
 }  // namespace impl
 
 // ------------------------------------------------------------------------------ conversions
-/// Compressed Sliced ELLPACK from host CSR (rows sorted by column, as every cispmv reader and
-/// converter produces them; unsorted rows throw std::invalid_argument). O(nnz log(samples)) for the
-/// value table and O(nnz) for the rest, in parallel over rows. `table_size` (1..65536) bounds the value
-/// table; slice_height > 0. Without a table (its sampled coverage below `min_table_coverage`), values
-/// are stored inline.
-template <class Scalar, class Ordinal, class Offset>
-CompressedSellMatrix<Scalar, Ordinal, Offset, HostExecSpace> to_compressed_sell(
-    const HostCsrMatrix<Scalar, Ordinal, Offset>& A, Ordinal slice_height = 32, std::size_t table_size = 65536,
-    double min_table_coverage = 0.5) {
-  using Matrix = CompressedSellMatrix<Scalar, Ordinal, Offset, HostExecSpace>;
+/// Compressed Sliced ELLPACK from CSR (rows sorted by column, as every cispmv reader, converter and
+/// the CI Hamiltonian builder produce them; unsorted rows throw std::invalid_argument), built where A
+/// lives: on the host from a host CSR, on the GPU from a device CSR (no host copy of the matrix; only
+/// the value samples and the table cross). O(nnz log(samples)) on the host for the value table and
+/// O(nnz) for the rest, in parallel over rows. `table_size` (1..65536) bounds the value table;
+/// slice_height > 0. Without a table (its sampled coverage below `min_table_coverage`), values are
+/// stored inline. `max_samples`: values sampled for the table (2^22: their sort on the host takes
+/// ~0.4 s, more than the rest of a GPU conversion of 10^9 entries; the 4,096 most frequent values of
+/// a CI Hamiltonian, ~95 % of its entries, are each sampled hundreds of times).
+template <class Scalar, class Ordinal, class Offset, class Device>
+CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell(
+    const CsrMatrix<Scalar, Ordinal, Offset, Device>& A, Ordinal slice_height = 32, std::size_t table_size = 65536,
+    double min_table_coverage = 0.5, std::size_t max_samples = std::size_t(1) << 22) {
+  using Matrix = CompressedSellMatrix<Scalar, Ordinal, Offset, Device>;
+  using Encoder = impl::CompressedSellEncoder<Scalar, Ordinal, Offset, Device>;
+  using Exec = typename Matrix::execution_space;
+  using Mem = typename Matrix::memory_space;
+  using Rows = Kokkos::RangePolicy<Exec, Kokkos::IndexType<Ordinal>>;
   if (slice_height <= 0) {
     throw std::invalid_argument("cispmv::to_compressed_sell: slice_height must be positive, got " +
                                 std::to_string(slice_height));
@@ -217,127 +315,100 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, HostExecSpace> to_compressed_sell(
     throw std::invalid_argument("cispmv::to_compressed_sell: table_size must be in 1..65536, got " +
                                 std::to_string(table_size));
   }
+  const auto row_ptr = A.row_ptr;
+  const auto col_idx = A.col_idx;
+  // checked before the row passes: a row that is not strictly increasing (the first such row, if any)
+  Ordinal unsorted = A.num_rows;
+  Kokkos::parallel_reduce(
+      "cispmv::to_compressed_sell::check", Rows(0, A.num_rows),
+      KOKKOS_LAMBDA(const Ordinal r, Ordinal& first) {
+        for (Offset k = row_ptr(r) + 1; k < row_ptr(r + 1); ++k) {
+          if (col_idx(k) <= col_idx(k - 1)) {
+            first = r < first ? r : first;
+            return;
+          }
+        }
+      },
+      Kokkos::Min<Ordinal>(unsorted));
+  if (A.num_rows > 0 && unsorted < A.num_rows) {
+    throw std::invalid_argument("cispmv::to_compressed_sell: row " + std::to_string(unsorted) +
+                                " is not sorted by column without duplicates");
+  }
+
   Matrix C;
   C.num_rows = A.num_rows;
   C.num_cols = A.num_cols;
   C.slice_height = slice_height;
   C.num_nonzeros = A.nnz();
   double coverage = 0.0;
-  std::vector<Scalar> table = impl::frequent_values(A, table_size, &coverage);
+  std::vector<Scalar> table = impl::frequent_values(A, table_size, &coverage, max_samples);
   C.uses_table = coverage >= min_table_coverage;
   if (!C.uses_table) table.clear();
   std::vector<std::uint64_t> keys(table.size());
   for (std::size_t i = 0; i < table.size(); ++i) keys[i] = impl::value_bits(table[i]);
-  const impl::ValueIndexMap index(keys);
-  C.value_table = typename Matrix::values_type(Kokkos::view_alloc("csell::value_table", Kokkos::WithoutInitializing),
-                                               std::max<std::size_t>(1, table.size()));
-  Kokkos::deep_copy(C.value_table, Scalar(0));
-  for (std::size_t i = 0; i < table.size(); ++i) C.value_table(i) = table[i];
+  Kokkos::View<Scalar*, Kokkos::HostSpace> table_host("csell::value_table", std::max<std::size_t>(1, table.size()));
+  for (std::size_t i = 0; i < table.size(); ++i) table_host(i) = table[i];
+  C.value_table = impl::mirror_to<Exec>(table_host);
 
-  // Which entries C keeps: value in the table, gap to the previous kept entry <= max_delta.
   const std::size_t n = static_cast<std::size_t>(A.num_rows);
   C.row_length = typename Matrix::ordinal_view(Kokkos::view_alloc("csell::row_length", Kokkos::WithoutInitializing), n);
   C.first_col = typename Matrix::ordinal_view("csell::first_col", n);
-  std::vector<Offset> rest_count(n + 1, 0);
-  // emit(k, kept, jumps, delta after the jumps, table index) for every entry of row r, in order
-  auto for_each_entry = [&](Ordinal r, auto&& emit) {
-    std::int64_t previous = -1;
-    for (Offset k = A.row_ptr(r); k < A.row_ptr(r + 1); ++k) {
-      const std::int64_t c = A.col_idx(k);
-      const std::int32_t slot = C.uses_table ? index.find(impl::value_bits(A.values(k))) : 0;
-      std::int64_t gap = previous < 0 ? 0 : c - previous;
-      std::int64_t jumps = 0;
-      while (gap > Matrix::max_delta) {  // the gaps of a row add up to < num_cols: few slots per row
-        gap -= Matrix::jump_delta;
-        ++jumps;
-      }
-      const bool kept = slot >= 0;
-      emit(k, kept, kept ? jumps : 0, gap, slot);
-      if (kept) previous = c;
-    }
-  };
-  // checked before the parallel passes: an exception must not leave a host parallel region
-  for (Ordinal r = 0; r < A.num_rows; ++r) {
-    for (Offset k = A.row_ptr(r) + 1; k < A.row_ptr(r + 1); ++k) {
-      if (A.col_idx(k) <= A.col_idx(k - 1)) {
-        throw std::invalid_argument("cispmv::to_compressed_sell: row " + std::to_string(r) +
-                                    " is not sorted by column without duplicates");
-      }
-    }
-  }
-  Kokkos::parallel_for("cispmv::to_compressed_sell::count", Kokkos::RangePolicy<HostExecSpace>(0, A.num_rows),
-                       [&](const Ordinal r) {
-                         Ordinal kept = 0;
-                         Offset rest = 0;
-                         bool first = true;
-                         for_each_entry(r, [&](Offset k, bool keep, std::int64_t jumps, std::int64_t, std::int32_t) {
-                           if (!keep) {
-                             ++rest;
-                             return;
-                           }
-                           if (first) C.first_col(r) = A.col_idx(k);
-                           first = false;
-                           kept += static_cast<Ordinal>(1 + jumps);
-                         });
-                         C.row_length(r) = kept;
-                         rest_count[static_cast<std::size_t>(r) + 1] = rest;
-                       });
+  Encoder encode{A, C, impl::ValueIndexMap<typename Matrix::device_type>(keys),
+                 Kokkos::View<Offset*, Mem>("csell::rest_row_ptr", n + 1)};
+  Kokkos::parallel_for("cispmv::to_compressed_sell::count",
+                       Kokkos::RangePolicy<Exec, typename Encoder::Count, Kokkos::IndexType<Ordinal>>(0, A.num_rows),
+                       encode);
 
-  // Slices sized by their longest row of C; R's row pointer by prefix sum.
+  // Slices sized by their longest row of C (offsets summed in 64 bits, then checked against Offset);
+  // R's row pointer by prefix sum, in place.
   const Ordinal num_slices =
       static_cast<Ordinal>((static_cast<long long>(A.num_rows) + slice_height - 1) / slice_height);
-  std::vector<std::size_t> slice_size(static_cast<std::size_t>(num_slices));
-  for (Ordinal s = 0; s < num_slices; ++s) {
-    Ordinal width = 0;
-    for (Ordinal r = s * slice_height; r < std::min<Ordinal>(A.num_rows, (s + 1) * slice_height); ++r) {
-      width = std::max(width, C.row_length(r));
-    }
-    slice_size[s] = static_cast<std::size_t>(width) * static_cast<std::size_t>(slice_height);
-  }
-  const std::size_t total = impl::exclusive_scan_in_place(slice_size);
+  const auto row_length = C.row_length;
+  const Ordinal rows = A.num_rows;
+  Kokkos::View<std::uint64_t*, Mem> slice_offsets("csell::slice_offsets", static_cast<std::size_t>(num_slices) + 1);
+  std::uint64_t total = 0;
+  Kokkos::parallel_scan(
+      "cispmv::to_compressed_sell::slices", Rows(0, num_slices),
+      KOKKOS_LAMBDA(const Ordinal s, std::uint64_t& partial, const bool final) {
+        Ordinal width = 0;
+        const Ordinal end = rows - s * slice_height < slice_height ? rows : (s + 1) * slice_height;
+        for (Ordinal r = s * slice_height; r < end; ++r) width = row_length(r) > width ? row_length(r) : width;
+        partial += static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(slice_height);
+        if (final) slice_offsets(static_cast<std::size_t>(s) + 1) = partial;
+      },
+      total);
+  (void)impl::checked_size<Offset>(total, "Compressed Sliced ELLPACK size");
   C.slice_ptr = typename Matrix::slice_ptr_type(Kokkos::view_alloc("csell::slice_ptr", Kokkos::WithoutInitializing),
                                                 static_cast<std::size_t>(num_slices) + 1);
-  for (Ordinal s = 0; s < num_slices; ++s) C.slice_ptr(s) = impl::checked_size<Offset>(slice_size[s], "slice offset");
-  C.slice_ptr(num_slices) = impl::checked_size<Offset>(total, "Compressed Sliced ELLPACK size");
-  std::partial_sum(rest_count.begin(), rest_count.end(), rest_count.begin());
-  C.rest_row_ptr =
-      typename Matrix::slice_ptr_type(Kokkos::view_alloc("csell::rest_row_ptr", Kokkos::WithoutInitializing), n + 1);
-  for (std::size_t r = 0; r <= n; ++r) C.rest_row_ptr(r) = rest_count[r];
-  const std::size_t rest_total = static_cast<std::size_t>(rest_count[n]);
-  C.compressed_nnz = A.nnz() - rest_total;                                 // jump slots are in row_length, not here
-  C.col_delta = typename Matrix::compact_view("csell::col_delta", total);  // padding: 0
-  C.value_index = typename Matrix::compact_view("csell::value_index", C.uses_table ? total : 0);  // padding: 0
-  C.inline_values = typename Matrix::values_type("csell::inline_values", C.uses_table ? 0 : total);
-  C.rest_col_idx =
-      typename Matrix::ordinal_view(Kokkos::view_alloc("csell::rest_col_idx", Kokkos::WithoutInitializing), rest_total);
-  C.rest_values =
-      typename Matrix::values_type(Kokkos::view_alloc("csell::rest_values", Kokkos::WithoutInitializing), rest_total);
-
+  const auto slice_ptr = C.slice_ptr;
   Kokkos::parallel_for(
-      "cispmv::to_compressed_sell::fill", Kokkos::RangePolicy<HostExecSpace>(0, A.num_rows), [&](const Ordinal r) {
-        const Ordinal s = r / slice_height;
-        Offset at = C.slice_ptr(s) + static_cast<Offset>(r - s * slice_height);
-        Offset rest_at = C.rest_row_ptr(r);
-        for_each_entry(r, [&](Offset k, bool keep, std::int64_t jumps, std::int64_t delta, std::int32_t slot) {
-          if (keep) {
-            for (std::int64_t j = 0; j < jumps; ++j) {  // value index / inline value stay 0
-              C.col_delta(at) = Matrix::jump_delta;
-              at += static_cast<Offset>(slice_height);
-            }
-            C.col_delta(at) = static_cast<std::uint16_t>(delta);
-            if (C.uses_table) {
-              C.value_index(at) = static_cast<std::uint16_t>(slot);
-            } else {
-              C.inline_values(at) = A.values(k);
-            }
-            at += static_cast<Offset>(slice_height);
-          } else {
-            C.rest_col_idx(rest_at) = A.col_idx(k);
-            C.rest_values(rest_at) = A.values(k);
-            ++rest_at;
-          }
-        });
-      });
+      "cispmv::to_compressed_sell::slice_ptr", Rows(0, num_slices + 1),
+      KOKKOS_LAMBDA(const Ordinal s) { slice_ptr(s) = static_cast<Offset>(slice_offsets(s)); });
+  const auto rest = encode.rest_count;
+  Offset rest_total = 0;
+  Kokkos::parallel_scan(
+      "cispmv::to_compressed_sell::rest_row_ptr", Rows(0, A.num_rows),
+      KOKKOS_LAMBDA(const Ordinal r, Offset& partial, const bool final) {
+        const Offset count = rest(static_cast<std::size_t>(r) + 1);
+        partial += count;
+        if (final) rest(static_cast<std::size_t>(r) + 1) = partial;
+      },
+      rest_total);
+  C.rest_row_ptr = rest;
+  C.compressed_nnz = A.nnz() - static_cast<std::size_t>(rest_total);  // jump slots are in row_length, not here
+  const std::size_t slots = static_cast<std::size_t>(total);
+  C.col_delta = typename Matrix::compact_view("csell::col_delta", slots);                         // padding: 0
+  C.value_index = typename Matrix::compact_view("csell::value_index", C.uses_table ? slots : 0);  // padding: 0
+  C.inline_values = typename Matrix::values_type("csell::inline_values", C.uses_table ? 0 : slots);
+  C.rest_col_idx = typename Matrix::ordinal_view(Kokkos::view_alloc("csell::rest_col_idx", Kokkos::WithoutInitializing),
+                                                 static_cast<std::size_t>(rest_total));
+  C.rest_values = typename Matrix::values_type(Kokkos::view_alloc("csell::rest_values", Kokkos::WithoutInitializing),
+                                               static_cast<std::size_t>(rest_total));
+  encode.C = C;
+  Kokkos::parallel_for("cispmv::to_compressed_sell::fill",
+                       Kokkos::RangePolicy<Exec, typename Encoder::Fill, Kokkos::IndexType<Ordinal>>(0, A.num_rows),
+                       encode);
+  Kokkos::fence();
   return C;
 }
 

@@ -3,12 +3,14 @@
 // generator (counter-based, so every row is reproducible on any thread count), the determinant
 // hash index and the tests' deterministic random numbers.
 
+#include <Kokkos_Macros.hpp>
+
 #include <cstdint>
 
 namespace cispmv::impl {
 
 /// The splitmix64 finaliser: a bijection of 64-bit integers that spreads neighbouring inputs evenly.
-constexpr std::uint64_t splitmix64_mix(std::uint64_t z) {
+KOKKOS_INLINE_FUNCTION constexpr std::uint64_t splitmix64_mix(std::uint64_t z) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);

@@ -31,7 +31,7 @@ namespace cispmv::solvers {
 struct DavidsonOptions {
   int num_roots = 1;                 ///< lowest eigenvalues wanted
   double residual_tolerance = 1e-6;  ///< on the 2-norm of every root's residual
-  int max_iterations = 200;          ///< subspace expansions (each one product per unconverged root)
+  int max_iterations = 200;          ///< subspace expansions (each one correction per unconverged root)
   int max_subspace = 0;              ///< basis size that triggers a restart; 0: max(24, 8 * num_roots)
   int restart_size = 0;              ///< Ritz vectors kept at a restart; 0: 2 * num_roots
   /// Start vectors: unit vectors on this many smallest diagonal entries (0: num_roots; at least
@@ -54,7 +54,7 @@ struct DavidsonResult {
   bool converged = false;
   int iterations = 0;  ///< subspace expansions done
   int restarts = 0;
-  int num_spmv = 0;            ///< products with the operator
+  int num_spmv = 0;            ///< reads of the matrix: products with one vector, or with a block of them
   int subspace_size = 0;       ///< basis size at the end
   double total_seconds = 0.0;  ///< the whole solve, fenced
   double spmv_seconds = 0.0;   ///< inside the operator's apply, fenced before and after each call
@@ -67,6 +67,14 @@ template <class T, class = void>
 struct is_cispmv_format : std::false_type {};
 template <class T>
 struct is_cispmv_format<T, std::void_t<decltype(T::format_name)>> : std::true_type {};
+
+/// Operators whose rank-2 apply reads the matrix once for several vectors (an SpmvPlan of a format
+/// with a multi-vector kernel): Davidson multiplies its new basis vectors together through them.
+template <class T, class = void>
+struct has_block_apply : std::false_type {};
+template <class T>
+struct has_block_apply<T, std::void_t<decltype(T::has_block_kernel())>>
+    : std::integral_constant<bool, T::has_block_kernel()> {};
 
 template <class Exec, class X, class Y>
 double dot(const Exec& exec, const X& x, const Y& y) {
@@ -266,6 +274,13 @@ class Davidson {
     W_ = Basis(alloc("cispmv::davidson::W"), n_, ncols);        // scratch of the restart
     Y_ = Basis(alloc("cispmv::davidson::Y"), max_sub_, ncols);  // Ritz coefficients, copied from the host
     theta_ = Vec(alloc("cispmv::davidson::theta"), ncols);
+    if constexpr (has_block_apply<Operator>::value) {  // row-major blocks of the products (see apply)
+      const int width = std::min(std::max(k_, opts_.num_guesses), 16);
+      if (width > 1) {
+        X_ = Block(alloc("cispmv::davidson::X"), n_, width);
+        Y_block_ = Block(alloc("cispmv::davidson::AX"), n_, width);
+      }
+    }
     Y_host_ = Kokkos::create_mirror_view(Y_);
     theta_host_ = Kokkos::create_mirror_view(theta_);
     G_.assign(static_cast<std::size_t>(max_sub_) * max_sub_, 0.0);
@@ -274,14 +289,37 @@ class Davidson {
   double& g(int i, int j) { return G_[static_cast<std::size_t>(i) * max_sub_ + j]; }
   static auto column(const Basis& B, int j) { return Kokkos::subview(B, Kokkos::ALL(), j); }
 
-  /// AV(:, j) = A V(:, j), timed.
-  void apply(int j) {
+  /// AV(:, first:m) = A V(:, first:m), timed: one product per column, or (operators with a block
+  /// apply) one per block of columns, which reads the matrix once for all of them. The block goes
+  /// through row-major copies (the layout whose gathers touch one or two cache lines per entry);
+  /// num_spmv counts matrix reads.
+  void apply(int first, int m) {
     exec_.fence();
     Kokkos::Timer t;
-    op_.apply(1.0, column(V_, j), 0.0, column(AV_, j));
+    if constexpr (has_block_apply<Operator>::value) {
+      for (int begin = first; begin < m;) {
+        const int width = std::max(1, std::min(m - begin, static_cast<int>(X_.extent(1))));
+        if (width == 1) {
+          op_.apply(1.0, column(V_, begin), 0.0, column(AV_, begin));
+        } else {
+          const auto cols = Kokkos::make_pair(begin, begin + width);
+          const auto x = Kokkos::subview(X_, Kokkos::ALL(), Kokkos::make_pair(0, width));
+          const auto y = Kokkos::subview(Y_block_, Kokkos::ALL(), Kokkos::make_pair(0, width));
+          Kokkos::deep_copy(exec_, x, Kokkos::subview(V_, Kokkos::ALL(), cols));
+          op_.apply(1.0, x, 0.0, y);
+          Kokkos::deep_copy(exec_, Kokkos::subview(AV_, Kokkos::ALL(), cols), y);
+        }
+        begin += width;
+        ++res_.num_spmv;
+      }
+    } else {
+      for (int j = first; j < m; ++j) {
+        op_.apply(1.0, column(V_, j), 0.0, column(AV_, j));
+        ++res_.num_spmv;
+      }
+    }
     exec_.fence();
     res_.spmv_seconds += t.seconds();
-    ++res_.num_spmv;
   }
 
   /// Start vectors: unit vectors on the smallest diagonal entries (ties by row, for determinism).
@@ -330,8 +368,8 @@ class Davidson {
 
   /// Adds A V(:, j) and the new row/column of G for the columns [first, m).
   void extend_projection(int first, int m) {
+    apply(first, m);
     for (int j = first; j < m; ++j) {
-      apply(j);
       const std::vector<double> row = multi_dot(exec_, V_, V_, column(AV_, j), j + 1, true);
       for (int i = 0; i <= j; ++i) g(i, j) = g(j, i) = row[i];
     }
@@ -422,6 +460,8 @@ class Davidson {
   int keep_ = 0;
   int m_ = 0;  ///< basis size
   Basis V_, AV_, R_, W_, Y_;
+  using Block = Kokkos::View<double**, Kokkos::LayoutRight, memory_space>;
+  Block X_, Y_block_;  ///< row-major copies of the columns one block product takes and gives
   Vec theta_;
   typename Basis::HostMirror Y_host_;
   typename Vec::HostMirror theta_host_;
@@ -445,12 +485,14 @@ class Davidson {
 /// entries. Each iteration: Ritz pairs of G, residuals, stop if all wanted residuals are below the
 /// tolerance, else one preconditioned correction per unconverged root, orthogonalised against V by
 /// modified Gram-Schmidt applied twice, discarded when (nearly) linearly dependent, normalised and
-/// appended; its product with A is one apply. When the basis would exceed max_subspace it restarts
-/// from the lowest restart_size Ritz vectors (AV is combined the same way: no extra product). Like
-/// any Krylov-type method it cannot leave an invariant subspace that holds all its start vectors (a
-/// block of the matrix they do not couple to, e.g. another symmetry): see
-/// DavidsonOptions::num_guesses. A NaN in the residuals stops the solve as not converged. Throws
-/// std::invalid_argument on a non-square operator, a diagonal of the wrong size or impossible options.
+/// appended. The new vectors of an iteration (one per unconverged root: a block Davidson) are
+/// multiplied together: with an SpmvPlan of CSR, the hybrid format or csell the matrix is read once
+/// for up to 16 of them (SpmvPlan::apply on rank-2 Views), otherwise once per vector. When the basis would exceed
+/// max_subspace it restarts from the lowest restart_size Ritz vectors (AV is combined the same way: no extra product).
+/// Like any Krylov-type method it cannot leave an invariant subspace that holds all its start vectors (a block of the
+/// matrix they do not couple to, e.g. another symmetry): see DavidsonOptions::num_guesses. A NaN in the residuals stops
+/// the solve as not converged. Throws std::invalid_argument on a non-square operator, a diagonal of the wrong size or
+/// impossible options.
 template <class Exec, class Operator, class DiagView>
 auto davidson(const Exec& exec, const Operator& op, const DiagView& diagonal, const DavidsonOptions& opts = {}) {
   if constexpr (impl::is_cispmv_format<Operator>::value) {

@@ -154,4 +154,98 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
   }
 };
 
+/// Compressed Sliced ELLPACK, several vectors: thread per row on GPUs (each entry's column and value
+/// decoded once for all K columns), and the host slice shape with fewer rows at once (K sums each).
+template <class Exec, class S, class O, class Off, class D, class XView, class YView, int Beta, int K>
+struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta, K>
+    : SpmvBlockFunctorBase<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta, K> {
+  using Matrix = CompressedSellMatrix<S, O, Off, D>;
+  using Base = SpmvBlockFunctorBase<Exec, Matrix, XView, YView, Beta, K>;
+  static constexpr bool has_host_slice_kernel = true;
+  /// Rows of a slice the host shape carries at once: their K sums each stay in registers.
+  static constexpr int host_lanes = K >= 8 ? 1 : 8 / K;
+
+  Kokkos::View<const S*, typename Matrix::device_type, Kokkos::MemoryTraits<Kokkos::RandomAccess>> table;
+
+  SpmvBlockFunctor(const Matrix& A_, const XView& x_, const YView& y_, S alpha_, S beta_, int first_, int columns_)
+      : Base(A_, x_, y_, alpha_, beta_, first_, columns_), table(A_.value_table) {}
+
+  KOKKOS_INLINE_FUNCTION void operator()(const O row) const {
+    const Matrix& A = this->A;
+    const O h = A.slice_height;
+    const O s = row / h;
+    const Off step = static_cast<Off>(h);
+    Off idx = A.slice_ptr(s) + static_cast<Off>(row - s * h);
+    const O length = A.row_length(row);
+    O col = A.first_col(row);
+    S sum[K];
+    for (int j = 0; j < K; ++j) sum[j] = 0;
+    constexpr O unroll = 2;  // two entries' loads in flight before their K gathers
+    O k = 0;
+    for (; k + unroll <= length; k += unroll, idx += unroll * step) {
+      std::uint16_t d[unroll];
+      S v[unroll];
+      for (O u = 0; u < unroll; ++u) {
+        d[u] = load_once(A.col_delta(idx + u * step));
+        v[u] =
+            A.uses_table ? table(load_once(A.value_index(idx + u * step))) : load_once(A.inline_values(idx + u * step));
+      }
+      for (O u = 0; u < unroll; ++u) {
+        col += static_cast<O>(d[u]);
+        if (d[u] != Matrix::jump_delta) this->add(sum, v[u], col);
+      }
+    }
+    for (; k < length; ++k, idx += step) {
+      const std::uint16_t d = load_once(A.col_delta(idx));
+      col += static_cast<O>(d);
+      if (d != Matrix::jump_delta)
+        this->add(sum, A.uses_table ? table(load_once(A.value_index(idx))) : load_once(A.inline_values(idx)), col);
+    }
+    finish_row(row, sum);
+  }
+
+  /// The CPU shape (see the single-vector kernel): host_lanes rows of slice s, entry k of each
+  /// before entry k + 1.
+  KOKKOS_INLINE_FUNCTION void operator()(SliceTag, const O s) const {
+    const Matrix& A = this->A;
+    const O h = A.slice_height;
+    const O first_row = s * h;
+    const O rows = A.num_rows - first_row < h ? A.num_rows - first_row : h;
+    constexpr int L = host_lanes;
+    for (O l0 = 0; l0 < rows; l0 += L) {
+      const int n = rows - l0 < L ? static_cast<int>(rows - l0) : L;
+      O col[L], len[L];
+      S sum[L][K];
+      O width = 0;
+      for (int i = 0; i < L; ++i) {
+        col[i] = i < n ? A.first_col(first_row + l0 + i) : 0;
+        len[i] = i < n ? A.row_length(first_row + l0 + i) : 0;
+        width = len[i] > width ? len[i] : width;
+        for (int j = 0; j < K; ++j) sum[i][j] = 0;
+      }
+      const Off at = A.slice_ptr(s) + static_cast<Off>(l0);
+      for (O k = 0; k < width; ++k) {
+        const Off row_at = at + static_cast<Off>(k) * static_cast<Off>(h);
+        for (int i = 0; i < n; ++i) {
+          if (k >= len[i]) continue;
+          const std::uint16_t d = A.col_delta(row_at + i);
+          col[i] += static_cast<O>(d);
+          if (d != Matrix::jump_delta)
+            this->add(sum[i], A.uses_table ? table(A.value_index(row_at + i)) : A.inline_values(row_at + i), col[i]);
+        }
+      }
+      for (int i = 0; i < n; ++i) finish_row(first_row + l0 + i, sum[i]);
+    }
+  }
+
+ private:
+  // the row's entries of the rest R, then Y
+  KOKKOS_FORCEINLINE_FUNCTION void finish_row(const O row, S* sum) const {
+    const Off rest_end = this->A.rest_row_ptr(row + 1);
+    for (Off k = this->A.rest_row_ptr(row); k < rest_end; ++k)
+      this->add(sum, this->A.rest_values(k), this->A.rest_col_idx(k));
+    this->update(row, sum);
+  }
+};
+
 }  // namespace cispmv::impl

@@ -43,4 +43,29 @@ struct SpmvFunctor<Exec, CsrMatrix<S, O, Off, D>, XView, YView, Beta, Unroll>
   }
 };
 
+/// CSR, several vectors: thread per row, or vector per row with K partial sums per lane.
+template <class Exec, class S, class O, class Off, class D, class XView, class YView, int Beta, int K>
+struct SpmvBlockFunctor<Exec, CsrMatrix<S, O, Off, D>, XView, YView, Beta, K>
+    : SpmvBlockFunctorBase<Exec, CsrMatrix<S, O, Off, D>, XView, YView, Beta, K> {
+  using Base = SpmvBlockFunctorBase<Exec, CsrMatrix<S, O, Off, D>, XView, YView, Beta, K>;
+  using Base::Base;
+  static constexpr bool has_vector_kernel = true;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const O row) const {
+    S sum[K];
+    for (int j = 0; j < K; ++j) sum[j] = 0;
+    const Off end = this->A.row_ptr(row + 1);
+    for (Off k = this->A.row_ptr(row); k < end; ++k) this->add(sum, this->A.values(k), this->A.col_idx(k));
+    this->update(row, sum);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const typename Base::team_member& team) const {
+    this->for_team_rows(team, [&](const O row, const int lane, S* part) {
+      const Off end = this->A.row_ptr(row + 1);
+      for (Off k = this->A.row_ptr(row) + static_cast<Off>(lane); k < end; k += static_cast<Off>(this->vector_length))
+        this->add(part, load_once(this->A.values(k)), load_once(this->A.col_idx(k)));
+    });
+  }
+};
+
 }  // namespace cispmv::impl

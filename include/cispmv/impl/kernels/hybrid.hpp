@@ -80,4 +80,38 @@ struct SpmvFunctor<Exec, HybridMatrix<S, O, Off, D, R>, XView, YView, Beta, Unro
   }
 };
 
+/// The hybrid format, several vectors: thread per row, or Algorithm 7's vector per row with K partial
+/// sums per lane (x is not staged: K columns of the reference part would rarely fit a team's scratch).
+template <class Exec, class S, class O, class Off, class D, class R, class XView, class YView, int Beta, int K>
+struct SpmvBlockFunctor<Exec, HybridMatrix<S, O, Off, D, R>, XView, YView, Beta, K>
+    : SpmvBlockFunctorBase<Exec, HybridMatrix<S, O, Off, D, R>, XView, YView, Beta, K> {
+  using Base = SpmvBlockFunctorBase<Exec, HybridMatrix<S, O, Off, D, R>, XView, YView, Beta, K>;
+  using Base::Base;
+  static constexpr bool has_vector_kernel = true;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const O row) const {
+    S sum[K];
+    for (int j = 0; j < K; ++j) sum[j] = 0;
+    partial(row, 0, 1, sum);
+    this->update(row, sum);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const typename Base::team_member& team) const {
+    this->for_team_rows(team,
+                        [&](const O row, const int lane, S* part) { partial(row, lane, this->vector_length, part); });
+  }
+
+ private:
+  // entries lane, lane + V, ... of the row's reference region, then of its expansion region
+  KOKKOS_FORCEINLINE_FUNCTION void partial(const O row, const int lane, const int V, S* sum) const {
+    const O reference_end = this->A.reference_row_length(row);
+    for (O k = static_cast<O>(lane); k < reference_end; k += static_cast<O>(V))
+      this->add(sum, load_once(this->A.reference_values(row, k)),
+                static_cast<O>(load_once(this->A.reference_col_idx(row, k))));
+    const Off end = this->A.expansion_row_ptr(row + 1);
+    for (Off k = this->A.expansion_row_ptr(row) + static_cast<Off>(lane); k < end; k += static_cast<Off>(V))
+      this->add(sum, load_once(this->A.expansion_values(k)), load_once(this->A.expansion_col_idx(k)));
+  }
+};
+
 }  // namespace cispmv::impl
