@@ -133,6 +133,74 @@ class CusparseSpmv {
   void* buffer_ = nullptr;
 };
 
+/// Y = A*X through cusparseSpMM for a CSR matrix (sharing cispmv's device arrays) and dense X, Y of k
+/// columns: row-major (CUSPARSE_ORDER_ROW, cispmv's LayoutRight) or column-major (CUSPARSE_ORDER_COL,
+/// LayoutLeft), algorithm CUSPARSE_SPMM_ALG_DEFAULT.
+template <class Scalar>
+class CusparseSpmm {
+ public:
+  template <class Offset, class Block>
+  CusparseSpmm(const CsrMatrix<Scalar, int, Offset, Kokkos::Cuda>& A, const Block& x, const Block& y) {
+    static_assert(std::is_same_v<typename Block::array_layout, Kokkos::LayoutRight> ||
+                      std::is_same_v<typename Block::array_layout, Kokkos::LayoutLeft>,
+                  "cuSPARSE SpMM baseline: X and Y must be LayoutRight or LayoutLeft");
+    if (A.nnz() > static_cast<std::size_t>(INT32_MAX)) {
+      throw std::invalid_argument("cuSPARSE SpMM baseline: nnz exceeds 32-bit offsets");
+    }
+    constexpr bool rows = std::is_same_v<typename Block::array_layout, Kokkos::LayoutRight>;
+    const cusparseOrder_t order = rows ? CUSPARSE_ORDER_ROW : CUSPARSE_ORDER_COL;
+    const int64_t k = static_cast<int64_t>(x.extent(1));
+    row_ptr32_ = Kokkos::View<int*, Kokkos::CudaSpace>("cusparse::row_ptr32", A.row_ptr.extent(0));
+    narrow_offsets(A.row_ptr, row_ptr32_);
+    check_cusparse(cusparseCreate(&handle_), "cusparseCreate");
+    check_cusparse(cusparseSetStream(handle_, Kokkos::Cuda().cuda_stream()), "cusparseSetStream");
+    check_cusparse(cusparseCreateCsr(&mat_, A.num_rows, A.num_cols, static_cast<int64_t>(A.nnz()), row_ptr32_.data(),
+                                     A.col_idx.data(), A.values.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                     CUSPARSE_INDEX_BASE_ZERO, cuda_type<Scalar>()),
+                   "cusparseCreateCsr");
+    check_cusparse(cusparseCreateDnMat(&mx_, A.num_cols, k, rows ? k : A.num_cols, const_cast<Scalar*>(x.data()),
+                                       cuda_type<Scalar>(), order),
+                   "cusparseCreateDnMat");
+    check_cusparse(
+        cusparseCreateDnMat(&my_, A.num_rows, k, rows ? k : A.num_rows, y.data(), cuda_type<Scalar>(), order),
+        "cusparseCreateDnMat");
+    const Scalar one = 1, zero = 0;
+    size_t bytes = 0;
+    check_cusparse(
+        cusparseSpMM_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_,
+                                mx_, &zero, my_, cuda_type<Scalar>(), CUSPARSE_SPMM_ALG_DEFAULT, &bytes),
+        "cusparseSpMM_bufferSize");
+    if (bytes > 0 && cudaMalloc(&buffer_, bytes) != cudaSuccess) {
+      throw std::runtime_error("cuSPARSE SpMM baseline: cannot allocate a " + std::to_string(bytes) +
+                               "-byte work buffer");
+    }
+  }
+  CusparseSpmm(const CusparseSpmm&) = delete;
+  CusparseSpmm& operator=(const CusparseSpmm&) = delete;
+  ~CusparseSpmm() {
+    if (buffer_) cudaFree(buffer_);
+    if (mx_) cusparseDestroyDnMat(mx_);
+    if (my_) cusparseDestroyDnMat(my_);
+    if (mat_) cusparseDestroySpMat(mat_);
+    if (handle_) cusparseDestroy(handle_);
+  }
+
+  /// Y = A*X on the default CUDA stream.
+  void run() {
+    const Scalar one = 1, zero = 0;
+    check_cusparse(cusparseSpMM(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_,
+                                mx_, &zero, my_, cuda_type<Scalar>(), CUSPARSE_SPMM_ALG_DEFAULT, buffer_),
+                   "cusparseSpMM");
+  }
+
+ private:
+  Kokkos::View<int*, Kokkos::CudaSpace> row_ptr32_;
+  cusparseHandle_t handle_ = nullptr;
+  cusparseSpMatDescr_t mat_ = nullptr;
+  cusparseDnMatDescr_t mx_ = nullptr, my_ = nullptr;
+  void* buffer_ = nullptr;
+};
+
 }  // namespace cispmv::perf
 
 #endif

@@ -3,7 +3,8 @@
 # registry, so the Kokkos sources come along as a tarball made by `cmake/bootstrap.sh --pack`).
 #
 #   perf/run_on_device.sh STAGE... (stages: build test run bench bench-quick bench-large bench-fci bench-fci-large
-#                                   bench-host bench-host-large ci-matrix ci-e2e ncu ncu-csell report
+#                                   bench-host bench-host-large ci-matrix ci-e2e bench-blocks bench-blocks-large
+#                                   ncu ncu-csell report
 #                                   build-kokkos4 test-kokkos4 bench-kokkos4)
 #
 # The *-kokkos4 stages do the same against Kokkos 4.6.01 + Kokkos Kernels 4.6.02 (preset cuda-kokkos4),
@@ -119,18 +120,33 @@ for stage in "$@"; do
         >"$RES/bench-h2o.txt" 2>&1
       echo "exit code $?" | tee -a "$RES/log.txt" ;;
     ci-e2e)
-      log "cispmv ci end to end (read, reference, space, H built on the GPU, Davidson): H2O/6-31G full CI"
-      for fmt in csr auto; do
-        for sp in "h2o_631g.fcidump --level 10 --all-irreps" "h2o_631g.fcidump --level 10" \
-                  "h2o_631g_fc.fcidump --level 8 --all-irreps" "h2o_631g_pitzer.fcidump --level 2"; do
-          tag=$(echo "$sp-$fmt" | tr ' ' '_' | tr -d '-' | tr '/' '_')
-          /usr/bin/time -v "$cli" ci unit_tests/data/$sp --format $fmt --json "$RES/ci-$tag.json" \
-            >"$RES/ci-$tag.txt" 2>"$RES/ci-$tag.time"
-          echo "ci $sp --format $fmt: exit code $?" | tee -a "$RES/log.txt"
-          grep -E "Elapsed|Maximum resident" "$RES/ci-$tag.time" | tee -a "$RES/log.txt"
-          grep -E "^timings|^total|^nonzeros|total energy" -A1 "$RES/ci-$tag.txt" | tee -a "$RES/log.txt"
-        done
+      log "cispmv ci end to end (read, reference, space, H built on the GPU, csell encoded there, Davidson)"
+      for run in "h2o_631g.fcidump --level 10 --all-irreps" "h2o_631g.fcidump --level 10 --all-irreps --format csr" \
+                 "h2o_631g.fcidump --level 10 --all-irreps --roots 5" \
+                 "h2o_631g.fcidump --level 10 --all-irreps --roots 5 --format csr" \
+                 "h2o_631g.fcidump --level 10" "h2o_631g_fc.fcidump --level 8 --all-irreps" \
+                 "h2o_631g_fc.fcidump --level 8 --roots 5" "h2o_631g_pitzer.fcidump --level 2"; do
+        tag=$(echo "$run" | tr ' ' '_' | tr -d '-' | tr '/' '_')
+        /usr/bin/time -v "$cli" ci unit_tests/data/$run --json "$RES/ci-$tag.json" >"$RES/ci-$tag.txt" 2>"$RES/ci-$tag.time"
+        echo "ci $run: exit code $?" | tee -a "$RES/log.txt"
+        grep -E "Elapsed|Maximum resident" "$RES/ci-$tag.time" | tee -a "$RES/log.txt"
+        grep -E "^automatic|^converted|^timings|^total|^  iterations|^     [1-5] " "$RES/ci-$tag.txt" | tee -a "$RES/log.txt"
       done ;;
+    bench-blocks)
+      log "spmv_bench, several vectors (k = 1, 2, 4, 8, 16): frozen-core FCI (all irreps), paper32k-1"
+      for m in fcidump:unit_tests/data/h2o_631g_fc.fcidump:8:all-irreps paper32k-1; do
+        timeout 240 "$bench" --matrix "$m" --vectors 1,2,4,8,16 --iterations 20 --repetitions 3 --out-dir "$RES/blocks" \
+          --benchmark_filter='block/|kokkos-kernels/native|cusparse-csr/default|cusparse-sell|/csr/vector|/csell/|/hybrid/vector/iter' \
+          >>"$RES/bench-blocks.txt" 2>&1
+        echo "$m: exit code $?" | tee -a "$RES/log.txt"
+      done ;;
+    bench-blocks-large)
+      log "spmv_bench, several vectors, on H2O/6-31G all-electron full CI (1.09e9 nonzeros)"
+      timeout 300 "$bench" --matrix fcidump:unit_tests/data/h2o_631g.fcidump:10:all-irreps --vectors 1,2,4,8,16 \
+        --iterations 5 --repetitions 3 --out-dir "$RES/blocks" \
+        --benchmark_filter='block/k:[0-9]+/(csell|kokkos|cusparse-spmm/row)|kokkos-kernels/native|cusparse-csr/default|cusparse-sell|/csr/vector|/csell/' \
+        >"$RES/bench-blocks-large.txt" 2>&1
+      echo "exit code $?" | tee -a "$RES/log.txt" ;;
     bench-host-large)
       log "spmv_bench scaled-262144 (3 GB, larger than the caches) on the host (OpenMP, $(nproc) cores)"
       "$bench" --space host --matrix scaled-262144 --iterations 5 --repetitions 3 --out-dir "$RES" \

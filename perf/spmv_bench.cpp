@@ -3,7 +3,7 @@
 // the default algorithm and CSR_ALG2, and its Sliced ELLPACK against ours).
 //
 //   spmv_bench [--matrix NAME|FILE|fcidump:FILE:LEVEL]... [--space device|host] [--float] [--sweep]
-//              [--iterations N] [--repetitions N] [--out-dir DIR] [Google Benchmark flags]
+//              [--iterations N] [--repetitions N] [--out-dir DIR] [--vectors K,K,...] [Google Benchmark flags]
 //
 // Per benchmark: the median over repetitions of fenced, manually timed runs (Kokkos::Timer around
 // one spmv between two fences); counters GB/s (spmv_traffic_bytes: the format's arrays + x + y, see
@@ -12,9 +12,17 @@
 // benchmark checks its y against the host oracle once before timing (a fast wrong kernel is
 // skipped with an error, never reported as fast). --sweep adds the rows-per-team x vector-length x
 // unroll study (the paper's block-size study, Tables 6-8) for the CSR and hybrid vector kernels.
+// --vectors 1,2,4,8,16 adds the multi-vector products Y = A*X (cispmv's rank-2 plans, Kokkos Kernels'
+// rank-2 spmv, cuSPARSE SpMM) with counter ms_per_vector.
 // Results: the console table, and <out-dir>/<matrix>-<space>.json per matrix.
 #include <benchmark/benchmark.h>
 #include <Kokkos_Core.hpp>
+
+// Kokkos Kernels 3.4's rank-2 spmv instantiates transpose functors whose copies GCC 12 flags as
+// maybe uninitialised (a false positive inside Kokkos Kernels, after inlining into this file)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 #include "cispmv/baselines/kokkos_kernels.hpp"
 #include "cispmv/ci/hamiltonian.hpp"
@@ -30,8 +38,11 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <memory>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -46,6 +57,7 @@ struct Settings {
   int iterations = 50;
   int repetitions = 5;
   std::string out_dir = ".";
+  std::vector<int> vectors;  ///< --vectors: block widths k of the multi-vector benchmarks
 };
 
 /// Sends every report to the console and to a JSON file (Google Benchmark's own file reporter is tied
@@ -71,10 +83,16 @@ class TeeReporter : public benchmark::BenchmarkReporter {
   benchmark::BenchmarkReporter& b_;
 };
 
-/// One prepared kernel: run() does y = A*x; bytes is what it must move (spmv_traffic_bytes).
+/// One prepared kernel: run() does y = A*x (or Y = A*X for `vectors` columns); bytes is what it must
+/// move (spmv_traffic_bytes, plus the other columns' x and y); check() (if set) runs it once into a
+/// NaN-poisoned result and compares with the host oracle ("" if right).
 struct Prepared {
+  Prepared() = default;
+  Prepared(std::function<void()> run_, double bytes_) : run(std::move(run_)), bytes(bytes_) {}
   std::function<void()> run;
   double bytes = 0;
+  int vectors = 1;
+  std::function<std::string()> check;
 };
 
 template <class Exec>
@@ -108,12 +126,12 @@ class Suite {
 
   Suite(std::string name, HostCsrMatrix<Scalar, int, std::size_t> host, double copy_bw, const Settings& settings)
       : name_(std::move(name)), host_(std::move(host)), copy_bw_(copy_bw), settings_(settings) {
-    auto hx = Kokkos::View<Scalar*, Kokkos::HostSpace>("x", host_.num_cols);
-    for (int i = 0; i < host_.num_cols; ++i) hx(i) = static_cast<Scalar>(1.0 + ((i * 7919) % 101) / 101.0);
+    hx_ = Kokkos::View<Scalar*, Kokkos::HostSpace>("x", host_.num_cols);
+    for (int i = 0; i < host_.num_cols; ++i) hx_(i) = static_cast<Scalar>(1.0 + ((i * 7919) % 101) / 101.0);
     expected_ = Kokkos::View<Scalar*, Kokkos::HostSpace>("expected", host_.num_rows);
-    host_oracle_spmv(Scalar(1), host_, hx, Scalar(0), expected_);
-    tol_ = spmv_tolerance(host_, hx);
-    x_ = Kokkos::create_mirror_view_and_copy(Mem(), hx);
+    host_oracle_spmv(Scalar(1), host_, hx_, Scalar(0), expected_);
+    tol_ = spmv_tolerance(host_, hx_);
+    x_ = Kokkos::create_mirror_view_and_copy(Mem(), hx_);
     y_ = Vec("y", host_.num_rows);
     csr_ = to_device<Exec>(host_);
   }
@@ -200,6 +218,41 @@ class Suite {
     }
   }
 
+  /// Several vectors at once (--vectors): Y = A*X for k columns with cispmv's rank-2 plans (CSR, the
+  /// hybrid format on GPUs, csell; LayoutRight X and Y), Kokkos Kernels' rank-2 spmv (LayoutLeft, its
+  /// multivector layout) and, in CUDA builds, cuSPARSE SpMM (row- and column-major). Column j of X is
+  /// (1 + j) x, so column j of Y must be (1 + j) times the host oracle's y. Counter ms_per_vector: the
+  /// time of one product over k.
+  void register_blocks() {
+    using Left = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Mem>;
+    for (const int k : settings_.vectors) {
+      const std::string tag = "block/k:" + std::to_string(k) + "/";
+      add_block_format(
+          tag + "csr", [this] { return host_; }, k);
+      if (impl::is_gpu_space_v<Exec>)
+        add_block_format(
+            tag + "hybrid", [this] { return to_hybrid(host_); }, k);
+      add_block_format(
+          tag + "csell", [this] { return to_compressed_sell(host_); }, k);
+      add(tag + "kokkos-kernels/native", [this, k] {
+        auto K = as_kokkos_kernels(csr_);
+        auto X = std::make_shared<Left>(block_x<Left>(k));
+        auto Y = std::make_shared<Left>("Y", host_.num_rows, k);
+        using Kk = KokkosKernelsSpmv<Exec, decltype(K), Left, Left>;
+        auto op = std::make_shared<Kk>();
+        return block_prepared([K, op, X, Y] { op->apply(Exec(), Scalar(1), K, *X, Scalar(0), *Y); },
+                              spmv_traffic_bytes(csr_), *Y, k);
+      });
+#if defined(KOKKOS_ENABLE_CUDA)
+      if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
+        using Right = Kokkos::View<Scalar**, Kokkos::LayoutRight, Mem>;
+        add_cusparse_spmm<Right>(tag + "cusparse-spmm/row-major", k);
+        add_cusparse_spmm<Left>(tag + "cusparse-spmm/column-major", k);
+      }
+#endif
+    }
+  }
+
   void run_registered(benchmark::BenchmarkReporter* display) {
     const std::string path = settings_.out_dir + "/" + name_ + "-" + settings_.space + ".json";
     std::error_code ec;
@@ -236,7 +289,69 @@ class Suite {
     }
   }
 
+  /// X with column j = (1 + j) x, in Exec's memory.
+  template <class Block>
+  Block block_x(int k) const {
+    Block X("X", host_.num_cols, k);
+    auto h = Kokkos::create_mirror_view(X);
+    for (int i = 0; i < host_.num_cols; ++i) {
+      for (int j = 0; j < k; ++j) h(i, j) = hx_(i) * static_cast<Scalar>(1 + j);
+    }
+    Kokkos::deep_copy(X, h);
+    return X;
+  }
+
+  /// A prepared block product whose check poisons Y, runs once and compares every column.
+  template <class Block>
+  Prepared block_prepared(std::function<void()> run, double matrix_traffic, const Block& Y, int k) {
+    Prepared p;
+    p.run = run;
+    p.vectors = k;
+    p.bytes = matrix_traffic + (k - 1.0) * (host_.num_rows + host_.num_cols) * sizeof(Scalar);
+    p.check = [this, run, Y, k]() -> std::string {
+      Kokkos::deep_copy(Y, std::numeric_limits<Scalar>::quiet_NaN());
+      run();
+      Exec().fence();
+      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Y);
+      for (int j = 0; j < k; ++j) {
+        for (int i = 0; i < host_.num_rows; ++i) {
+          const double want = static_cast<double>(expected_(i)) * (1 + j);
+          if (!(std::abs(static_cast<double>(h(i, j)) - want) <= tol_ * (1 + j))) {
+            return "wrong result: Y(" + std::to_string(i) + ", " + std::to_string(j) +
+                   ") = " + std::to_string(h(i, j)) + ", host oracle " + std::to_string(want);
+          }
+        }
+      }
+      return "";
+    };
+    return p;
+  }
+
+  template <class MakeHost>
+  void add_block_format(const std::string& label, MakeHost make_host, int k) {
+    using Right = Kokkos::View<Scalar**, Kokkos::LayoutRight, Mem>;
+    add(label + "/automatic", [this, make_host, k] {
+      using DeviceMatrix = decltype(to_device<Exec>(make_host()));
+      auto A = std::make_shared<DeviceMatrix>(to_device<Exec>(make_host()));
+      auto plan = std::make_shared<SpmvPlan<Exec, DeviceMatrix>>(Exec(), *A, SpmvOptions{});
+      auto X = std::make_shared<Right>(block_x<Right>(k));
+      auto Y = std::make_shared<Right>("Y", host_.num_rows, k);
+      return block_prepared([A, plan, X, Y] { plan->apply(Scalar(1), *X, Scalar(0), *Y); }, spmv_traffic_bytes(*A), *Y,
+                            k);
+    });
+  }
+
 #if defined(KOKKOS_ENABLE_CUDA)
+  template <class Block>
+  void add_cusparse_spmm(const std::string& label, int k) {
+    add(label, [this, k] {
+      auto X = std::make_shared<Block>(block_x<Block>(k));
+      auto Y = std::make_shared<Block>("Y", host_.num_rows, k);
+      auto op = std::make_shared<perf::CusparseSpmm<Scalar>>(csr_, *X, *Y);
+      return block_prepared([X, Y, op] { op->run(); }, spmv_traffic_bytes(csr_), *Y, k);
+    });
+  }
+
   void add_cusparse_csr(const std::string& label, cusparseSpMVAlg_t alg) {
     add(label, [this, alg] {
       auto op = std::make_shared<perf::CusparseSpmv<Scalar>>(csr_, x_, y_, alg);
@@ -268,7 +383,7 @@ class Suite {
         current_error_ = std::string("could not prepare: ") + e.what();
         current_.reset();
       }
-      if (current_) current_error_ = verify();
+      if (current_) current_error_ = current_->check ? current_->check() : verify();
     }
     if (!current_) {
       state.SkipWithError(current_error_.c_str());
@@ -288,10 +403,15 @@ class Suite {
     const double bytes = current_->bytes;
     state.counters["GB/s"] = benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
     state.counters["GFLOP/s"] =
-        benchmark::Counter(2.0 * host_.nnz() * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+        benchmark::Counter(2.0 * host_.nnz() * current_->vectors * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
     state.counters["frac_copy_bw"] =
         benchmark::Counter(bytes / copy_bw_, benchmark::Counter::kIsIterationInvariantRate);
     state.counters["MB"] = benchmark::Counter(bytes * 1e-6);
+    if (current_->vectors > 1 || key.find("/block/") != std::string::npos) {
+      state.counters["vectors"] = current_->vectors;
+      state.counters["ms_per_vector"] = benchmark::Counter(
+          current_->vectors * 1e-3, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+    }
   }
 
   /// Runs once into a NaN-poisoned y and compares with the host oracle; "" if right.
@@ -314,7 +434,7 @@ class Suite {
   HostCsrMatrix<Scalar, int, std::size_t> host_;
   double copy_bw_;
   const Settings& settings_;
-  Kokkos::View<Scalar*, Kokkos::HostSpace> expected_;
+  Kokkos::View<Scalar*, Kokkos::HostSpace> hx_, expected_;
   double tol_ = 0;
   Vec x_, y_;
   CsrMatrix<Scalar, int, std::size_t, Exec> csr_;
@@ -370,6 +490,7 @@ int run_space(const Settings& settings) {
           copy_bw, settings);
       A = HostCsr();  // free the double copy before building formats
       suite.register_all();
+      if (!settings.vectors.empty()) suite.register_blocks();
       suite.run_registered(&console);
     }
   }
@@ -405,7 +526,17 @@ int main(int argc, char* argv[]) {
       settings.repetitions = std::stoi(value());
     else if (a == "--out-dir")
       settings.out_dir = value();
-    else
+    else if (a == "--vectors") {
+      std::stringstream list(value());
+      for (std::string k; std::getline(list, k, ',');) {
+        const int v = std::atoi(k.c_str());
+        if (v < 1 || v > 256) {
+          std::cerr << "spmv_bench: --vectors takes block widths 1..256 separated by commas, got '" << k << "'\n";
+          return 2;
+        }
+        settings.vectors.push_back(v);
+      }
+    } else
       rest.push_back(argv[i]);
   }
   if (settings.matrices.empty()) settings.matrices.push_back("paper32k-1");
