@@ -12,7 +12,8 @@
 # `cmake/bootstrap.sh --kokkos 4 --source ../shared/deps --pack .deps/kokkos4-src.tgz`).
 #
 # Environment: RES (results folder, default perf/out; the device tool fetches one tarball of it), KOKKOS_TGZ (default .deps/kokkos-src.tgz),
-# CISPMV_COMMIT (recorded in the reports), ARCH (Kokkos arch, default HOPPER90), JOBS.
+# CISPMV_COMMIT (recorded in the reports), ARCH (Kokkos arch, default HOPPER90), JOBS, TARGETS (build only
+# these targets, e.g. "cispmv_test_cuda cispmv_cli spmv_bench", where a call's time is short).
 # Each stage appends to $RES/log.txt; numbers land in $RES as JSON / Markdown / PNG.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -36,7 +37,8 @@ for stage in "$@"; do
         { tail -30 "$RES/bootstrap.txt"; exit 1; }
       log "configure + build (cuda preset)"
       cmake --preset cuda >"$RES/configure.txt" 2>&1 || { tail -30 "$RES/configure.txt"; exit 1; }
-      cmake --build --preset cuda --parallel "$JOBS" >"$RES/build.txt" 2>&1 || { grep -B2 -A8 error "$RES/build.txt" | head -60; exit 1; }
+      cmake --build --preset cuda --parallel "$JOBS" ${TARGETS:+--target $TARGETS} >"$RES/build.txt" 2>&1 ||
+        { grep -B2 -A8 error "$RES/build.txt" | head -60; exit 1; }
       log "built" ;;
     test)
       log "ctest (cuda preset: serial, openmp, cuda, host, cross-validation, consumer)"
@@ -49,6 +51,9 @@ for stage in "$@"; do
       timeout 150 compute-sanitizer --tool racecheck --error-exitcode 9 build/cuda/unit_tests/cispmv_test_cuda \
         --gtest_filter='*PaperExample*:*EveryLaunchShape*' >"$RES/racecheck.txt" 2>&1
       echo "racecheck exit code $? ($(grep -c 'ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards' "$RES/racecheck.txt") clean summaries)" | tee -a "$RES/log.txt" ;;
+    test-cuda)
+      log "the CUDA test executable alone (built with TARGETS=cispmv_test_cuda ...)"
+      build/cuda/unit_tests/cispmv_test_cuda 2>&1 | tee "$RES/test-cuda.txt" | tail -5 ;;
     build-kokkos4)
       log "bootstrap Kokkos 4.6.01 + Kokkos Kernels 4.6.02 ($ARCH)"
       bash cmake/bootstrap.sh --preset cuda --kokkos 4 --arch "$ARCH" --source "$KOKKOS4_TGZ" --jobs "$JOBS" \
@@ -134,7 +139,7 @@ for stage in "$@"; do
       done ;;
     bench-blocks)
       log "spmv_bench, several vectors (k = 1, 2, 4, 8, 16): frozen-core FCI (all irreps), paper32k-1"
-      for m in fcidump:unit_tests/data/h2o_631g_fc.fcidump:8:all-irreps paper32k-1; do
+      for m in ${BLOCK_MATRICES:-fcidump:unit_tests/data/h2o_631g_fc.fcidump:8:all-irreps paper32k-1}; do
         timeout 240 "$bench" --matrix "$m" --vectors 1,2,4,8,16 --iterations 20 --repetitions 3 --out-dir "$RES/blocks" \
           --benchmark_filter='block/|kokkos-kernels/native|cusparse-csr/default|cusparse-sell|/csr/vector|/csell/|/hybrid/vector/iter' \
           >>"$RES/bench-blocks.txt" 2>&1

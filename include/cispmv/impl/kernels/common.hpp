@@ -123,7 +123,7 @@ inline constexpr int max_block_columns = 16;
 
 /// What every multi-vector SpMV functor shares: Y(:, first .. first+num_cols) = beta*Y + alpha*A*X(:,
 /// the same columns) for num_cols <= K, the matrix read once for all of them. Each row keeps K sums
-/// in registers (K a compile-time 1, 2, 4, 8 or 16; columns num_cols .. K-1 are masked). X and Y are
+/// in registers (K a compile-time 1, 4, 8 or 16; columns num_cols .. K-1 are masked). X and Y are
 /// rank-2 Views of any layout: LayoutRight (row-major) is the fast one, since the K values of X a
 /// matrix entry gathers then lie in one or two cache lines (LayoutLeft: K lines, n apart).
 template <class Exec, class Matrix, class XView, class YView, int Beta, int K>
@@ -164,8 +164,8 @@ struct SpmvBlockFunctorBase {
         y(row, first + j) = alpha * sum[j];
       } else if constexpr (Beta == beta_one) {
         y(row, first + j) += alpha * sum[j];
-      } else {
-        y(row, first + j) = beta * y(row, first + j) + alpha * sum[j];
+      } else {  // beta == 0 must not read y (NaN there is overwritten, as BLAS requires)
+        y(row, first + j) = beta == value_type(0) ? alpha * sum[j] : beta * y(row, first + j) + alpha * sum[j];
       }
     }
   }
