@@ -85,21 +85,16 @@ double dot(const Exec& exec, const X& x, const Y& y) {
   return sum;
 }
 
-/// One step of modified Gram-Schmidt fused with the dot product the next step needs:
-/// t -= h v, then returns <next, t> with the updated t (next may be t itself: its squared norm).
-/// Halves the kernel launches of MGS without changing its arithmetic.
-template <class Exec, class V, class T, class N>
-double mgs_step(const Exec& exec, const double h, const V& v, const T& t, const N& next) {
-  double sum = 0.0;
-  Kokkos::parallel_reduce(
-      "cispmv::davidson::mgs", Kokkos::RangePolicy<Exec>(exec, 0, t.extent(0)),
-      KOKKOS_LAMBDA(const std::size_t i, double& s) {
-        const double ti = t(i) - h * v(i);
-        t(i) = ti;
-        s += next(i) * ti;
-      },
-      sum);
-  return sum;
+/// t -= V(:, 0:m) h: one projection of classical Gram-Schmidt, in a single pass over t.
+template <class Exec, class Basis, class H, class T>
+void subtract_projection(const Exec& exec, const Basis& V, const H& h, const int m, const T& t) {
+  Kokkos::parallel_for(
+      "cispmv::davidson::project_out", Kokkos::RangePolicy<Exec>(exec, 0, t.extent(0)),
+      KOKKOS_LAMBDA(const std::size_t i) {
+        double s = 0.0;
+        for (int j = 0; j < m; ++j) s += V(i, j) * h(j);
+        t(i) -= s;
+      });
 }
 
 template <class Exec, class X>
@@ -274,6 +269,8 @@ class Davidson {
     W_ = Basis(alloc("cispmv::davidson::W"), n_, ncols);        // scratch of the restart
     Y_ = Basis(alloc("cispmv::davidson::Y"), max_sub_, ncols);  // Ritz coefficients, copied from the host
     theta_ = Vec(alloc("cispmv::davidson::theta"), ncols);
+    h_ = Vec(alloc("cispmv::davidson::h"), max_sub_);  // Gram-Schmidt coefficients
+    h_host_ = Kokkos::create_mirror_view(h_);
     if constexpr (has_block_apply<Operator>::value) {  // row-major blocks of the products (see apply)
       const int width = std::min(std::max(k_, opts_.num_guesses), 16);
       if (width > 1) {
@@ -341,26 +338,23 @@ class Davidson {
     return guesses;
   }
 
-  /// Orthonormalises column m of V against columns 0..m-1 by modified Gram-Schmidt, twice (one pass
-  /// loses orthogonality when the correction is nearly in the span); false when it is linearly
-  /// dependent. Each MGS step is fused with the next step's dot product.
+  /// Orthonormalises column m of V against columns 0..m-1 by classical Gram-Schmidt applied twice
+  /// (CGS2: "twice is enough" keeps it as orthogonal as modified Gram-Schmidt, Giraud et al. 2005);
+  /// false when it is linearly dependent. Each pass is two kernels, h = V^T t (one reduction of m
+  /// values) and t -= V h, where modified Gram-Schmidt needs m dependent reductions: with several
+  /// roots and a basis of tens of vectors that is most of the solver's time outside the products.
   bool orthonormalise(int m) {
     auto t = column(V_, m);
     const double norm0 = std::sqrt(dot(exec_, t, t));
     if (!(norm0 > 0.0) || !std::isfinite(norm0)) return false;
-    double h = m > 0 ? dot(exec_, column(V_, 0), t) : norm0 * norm0;
-    for (int pass = 0; pass < 2; ++pass) {
-      for (int j = 0; j < m; ++j) {
-        if (j + 1 < m) {
-          h = mgs_step(exec_, h, column(V_, j), t, column(V_, j + 1));
-        } else if (pass == 0) {
-          h = mgs_step(exec_, h, column(V_, j), t, column(V_, 0));
-        } else {
-          h = mgs_step(exec_, h, column(V_, j), t, t);  // h = |t|^2
-        }
-      }
+    for (int pass = 0; pass < 2 && m > 0; ++pass) {
+      const std::vector<double> h = multi_dot(exec_, V_, V_, t, m, true);
+      for (int j = 0; j < m; ++j) h_host_(j) = h[static_cast<std::size_t>(j)];
+      Kokkos::deep_copy(exec_, h_, h_host_);
+      subtract_projection(exec_, V_, h_, m, t);
     }
-    const double norm = std::sqrt(h);
+    const double norm = std::sqrt(dot(exec_, t, t));
+    exec_.fence();  // h_host_ is rewritten by the next call
     if (!(norm > opts_.linear_dependence * norm0)) return false;
     scale(exec_, 1.0 / norm, t);
     return true;
@@ -465,6 +459,8 @@ class Davidson {
   Vec theta_;
   typename Basis::HostMirror Y_host_;
   typename Vec::HostMirror theta_host_;
+  Vec h_;
+  typename Vec::HostMirror h_host_;
   std::vector<double> G_;  ///< V^T A V, row-major on the host
   Result res_;
 };
@@ -484,7 +480,7 @@ class Davidson {
 /// lives on the host, where jacobi_eigen solves it. Start: unit vectors on the smallest diagonal
 /// entries. Each iteration: Ritz pairs of G, residuals, stop if all wanted residuals are below the
 /// tolerance, else one preconditioned correction per unconverged root, orthogonalised against V by
-/// modified Gram-Schmidt applied twice, discarded when (nearly) linearly dependent, normalised and
+/// classical Gram-Schmidt applied twice, discarded when (nearly) linearly dependent, normalised and
 /// appended. The new vectors of an iteration (one per unconverged root: a block Davidson) are
 /// multiplied together: with an SpmvPlan of CSR, the hybrid format or csell the matrix is read once
 /// for up to 16 of them (SpmvPlan::apply on rank-2 Views), otherwise once per vector. When the basis would exceed
