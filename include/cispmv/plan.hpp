@@ -138,7 +138,7 @@ class SpmvPlan {
   /// Whether rank-2 products read the matrix once per 16 columns (else once per column).
   static constexpr bool has_block_kernel() {
     return impl::SpmvBlockFunctor<Exec, Matrix, typename impl::PlanViews<Exec, Matrix>::x_type,
-                                  typename impl::PlanViews<Exec, Matrix>::y_type, impl::beta_zero, 1>::available;
+                                  typename impl::PlanViews<Exec, Matrix>::y_type, 1>::available;
   }
 
   const Matrix& matrix() const { return A_; }
@@ -279,11 +279,9 @@ class SpmvPlan {
                                    Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
       const XRandom xr = x;
       const impl::ProfilingRegion region(block_label_);
-      // beta is a run-time case here (a uniform branch per row): five block widths x three beta cases
-      // would multiply the kernels a GPU build compiles for a gain that a memory-bound kernel never sees
       for (int first = 0; first < k; first += impl::max_block_columns) {
         const int columns = std::min(impl::max_block_columns, k - first);
-        launch_block<impl::beta_general>(alpha, xr, beta, y, first, columns);
+        launch_block(alpha, xr, beta, y, first, columns);
       }
     } else {
       for (int j = 0; j < k; ++j)
@@ -292,23 +290,23 @@ class SpmvPlan {
   }
 
   // the narrowest compiled block width (1, 4, 8, 16) that holds `columns`; the rest are masked
-  template <int Beta, class XView, class YView>
+  template <class XView, class YView>
   void launch_block(value_type alpha, const XView& x, value_type beta, const YView& y, int first, int columns) const {
     if (columns <= 1) {
-      launch_block_width<Beta, 1>(alpha, x, beta, y, first, columns);
+      launch_block_width<1>(alpha, x, beta, y, first, columns);
     } else if (columns <= 4) {
-      launch_block_width<Beta, 4>(alpha, x, beta, y, first, columns);
+      launch_block_width<4>(alpha, x, beta, y, first, columns);
     } else if (columns <= 8) {
-      launch_block_width<Beta, 8>(alpha, x, beta, y, first, columns);
+      launch_block_width<8>(alpha, x, beta, y, first, columns);
     } else {
-      launch_block_width<Beta, impl::max_block_columns>(alpha, x, beta, y, first, columns);
+      launch_block_width<impl::max_block_columns>(alpha, x, beta, y, first, columns);
     }
   }
 
-  template <int Beta, int K, class XView, class YView>
+  template <int K, class XView, class YView>
   void launch_block_width(value_type alpha, const XView& x, value_type beta, const YView& y, int first,
                           int columns) const {
-    using F = impl::SpmvBlockFunctor<Exec, Matrix, XView, YView, Beta, K>;
+    using F = impl::SpmvBlockFunctor<Exec, Matrix, XView, YView, K>;
     F f(A_, x, y, alpha, beta, first, columns);
     if constexpr (F::has_vector_kernel) {
       if (kernel_ == Kernel::vector) {  // the plan's shape; fewer rows at a time if K sums need more registers

@@ -53,6 +53,26 @@ struct CiResult {
   double davidson_seconds = 0, spmv_seconds = 0;
 };
 
+/// step(), with an allocation failure on the execution space (Kokkos's RawMemoryAllocationFailure, a
+/// std::bad_alloc, or a CUDA error Kokkos reports as a std::runtime_error) turned into a
+/// MemoryBudgetError "cispmv ci: allocating WHAT on SPACE failed: REASON. ADVICE".
+template <class Step>
+auto allocating(const std::string& what, const std::string& hint, Step&& step) -> decltype(step()) {
+  auto fail = [&](const std::exception& e) {
+    return MemoryBudgetError("cispmv ci: allocating " + what + " on " + Kokkos::DefaultExecutionSpace::name() +
+                             " failed: " + e.what() + (hint.empty() ? std::string() : ". " + hint));
+  };
+  try {
+    return step();
+  } catch (const MemoryBudgetError&) {
+    throw;
+  } catch (const std::bad_alloc& e) {
+    throw fail(e);
+  } catch (const std::runtime_error& e) {
+    throw fail(e);
+  }
+}
+
 template <class Matrix, class Diagonal>
 int solve_and_report(const Matrix& A, const Diagonal& diagonal, const FciDump& dump, const CiCommandOptions& options,
                      const Timings& timings, CiResult& res, std::ostream& out) {
@@ -66,22 +86,10 @@ int solve_and_report(const Matrix& A, const Diagonal& diagonal, const FciDump& d
   out << "davidson: format " << plan.description() << " on " << Exec::name() << ", " << options.roots
       << (options.roots == 1 ? " root" : " roots") << ", residual tolerance " << std::scientific << std::setprecision(1)
       << options.residual_tolerance << std::defaultfloat << std::endl;
-  solvers::DavidsonResult<typename Exec::memory_space> result;
-  auto out_of_memory = [&](const std::exception& e) {
-    return MemoryBudgetError(std::string("cispmv ci: allocating the Davidson vectors (") +
-                             std::to_string(options.roots) + (options.roots == 1 ? " root" : " roots") + ", " +
-                             std::to_string(A.num_rows) + " rows) on " + Exec::name() + " failed: " + e.what() +
-                             ". Fewer --roots, or a smaller space, would fit.");
-  };
-  try {
-    result = solvers::davidson(exec, plan, diagonal, dopts);
-  } catch (const std::bad_alloc& e) {  // Kokkos's allocation failure (RawMemoryAllocationFailure)
-    throw out_of_memory(e);
-  } catch (const MemoryBudgetError&) {
-    throw;
-  } catch (const std::runtime_error& e) {  // a CUDA error Kokkos reports as such
-    throw out_of_memory(e);
-  }
+  const auto result = allocating(
+      "the Davidson vectors (" + std::to_string(options.roots) + (options.roots == 1 ? " root, " : " roots, ") +
+          std::to_string(A.num_rows) + " rows)",
+      "Fewer --roots, or a smaller space, would fit.", [&] { return solvers::davidson(exec, plan, diagonal, dopts); });
 
   out << "  iterations " << result.iterations << ", restarts " << result.restarts << ", SpMVs " << result.num_spmv
       << ", final subspace " << result.subspace_size << ", " << (result.converged ? "converged" : "NOT converged")
@@ -352,18 +360,9 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
       if (percent == 100) last = -1;
     };
   }
-  CsrMatrix<double, int, std::size_t, Exec> H_exec;
-  auto hamiltonian_out_of_memory = [&](const std::exception& e) {
-    return MemoryBudgetError(std::string("cispmv ci: allocating the Hamiltonian (estimated ") +
-                             format_bytes(mem.matrix) + ") on " + Exec::name() + " failed: " + e.what());
-  };
-  try {
-    H_exec = build_hamiltonian(Exec(), dump, space, hopt);
-  } catch (const std::bad_alloc& e) {  // Kokkos's allocation failure (RawMemoryAllocationFailure)
-    throw hamiltonian_out_of_memory(e);
-  } catch (const std::runtime_error& e) {  // a CUDA error Kokkos reports as such
-    throw hamiltonian_out_of_memory(e);
-  }
+  CsrMatrix<double, int, std::size_t, Exec> H_exec =
+      allocating("the Hamiltonian (estimated " + format_bytes(mem.matrix) + ")", "",
+                 [&] { return build_hamiltonian(Exec(), dump, space, hopt); });
   timings.hamiltonian = timer.seconds();
   const std::size_t nnz = H_exec.nnz();
   out << "nonzeros: " << nnz << " (both triangles, diagonal always stored, |H_ij| < " << std::scientific
@@ -387,19 +386,9 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
       status = solve_and_report(H_exec, diagonal, dump, options, timings, res, out);
     } else {
       timer.reset();
-      CompressedSellMatrix<double, int, std::size_t, Exec> C;
-      auto csell_out_of_memory = [&](const std::exception& e) {
-        return MemoryBudgetError(std::string("cispmv ci: allocating Compressed Sliced ELLPACK (estimated ") +
-                                 format_bytes(mem.converted) + ") beside the CSR Hamiltonian on " + Exec::name() +
-                                 " failed: " + e.what() + ". " + advice(options, space.max_level, mem.matrix));
-      };
-      try {
-        C = to_compressed_sell(H_exec);
-      } catch (const std::bad_alloc& e) {  // Kokkos's allocation failure (RawMemoryAllocationFailure)
-        throw csell_out_of_memory(e);
-      } catch (const std::runtime_error& e) {  // a CUDA error Kokkos reports as such
-        throw csell_out_of_memory(e);
-      }
+      const auto C = allocating(
+          "Compressed Sliced ELLPACK (estimated " + format_bytes(mem.converted) + ") beside the CSR Hamiltonian",
+          advice(options, space.max_level, mem.matrix), [&] { return to_compressed_sell(H_exec); });
       const double csr_bytes = static_cast<double>(allocated_bytes(H_exec));
       H_exec = {};
       timings.convert = timer.seconds();

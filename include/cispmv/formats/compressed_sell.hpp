@@ -183,14 +183,13 @@ std::vector<Scalar> frequent_values(const CsrMatrix<Scalar, Ordinal, Offset, Dev
       "cispmv::frequent_values::sample",
       Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, static_cast<std::int64_t>(count)),
       KOKKOS_LAMBDA(const std::int64_t i) { sampled(i) = value_bits(values(static_cast<std::size_t>(i) * stride)); });
-  const auto on_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sampled);
-  std::vector<std::uint64_t> bits(on_host.data(), on_host.data() + count);
-  std::sort(bits.begin(), bits.end());
+  const auto bits = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sampled);  // no copy on the host
+  std::sort(bits.data(), bits.data() + count);
   std::vector<std::pair<std::size_t, std::uint64_t>> counted;  // (count, bits)
-  for (std::size_t i = 0; i < bits.size();) {
+  for (std::size_t i = 0; i < count;) {
     std::size_t j = i;
-    while (j < bits.size() && bits[j] == bits[i]) ++j;
-    counted.emplace_back(j - i, bits[i]);
+    while (j < count && bits(j) == bits(i)) ++j;
+    counted.emplace_back(j - i, bits(i));
     i = j;
   }
   const std::size_t keep = std::min(max_size, counted.size());
@@ -200,8 +199,7 @@ std::vector<Scalar> frequent_values(const CsrMatrix<Scalar, Ordinal, Offset, Dev
   std::vector<Scalar> table(keep);
   std::size_t covered = 0;
   for (std::size_t i = 0; i < keep; ++i) covered += counted[i].first;
-  if (coverage != nullptr)
-    *coverage = bits.empty() ? 1.0 : static_cast<double>(covered) / static_cast<double>(bits.size());
+  if (coverage != nullptr) *coverage = count == 0 ? 1.0 : static_cast<double>(covered) / static_cast<double>(count);
   for (std::size_t i = 0; i < keep; ++i) {
     using Bits = std::conditional_t<sizeof(Scalar) == 8, std::uint64_t, std::uint32_t>;
     const Bits b = static_cast<Bits>(counted[i].second);

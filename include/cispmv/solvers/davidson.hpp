@@ -286,37 +286,40 @@ class Davidson {
   double& g(int i, int j) { return G_[static_cast<std::size_t>(i) * max_sub_ + j]; }
   static auto column(const Basis& B, int j) { return Kokkos::subview(B, Kokkos::ALL(), j); }
 
-  /// AV(:, first:m) = A V(:, first:m), timed: one product per column, or (operators with a block
-  /// apply) one per block of columns, which reads the matrix once for all of them. The block goes
-  /// through row-major copies (the layout whose gathers touch one or two cache lines per entry);
-  /// num_spmv counts matrix reads.
+  /// AV(:, first:m) = A V(:, first:m): one product per column, or (operators with a block apply) one
+  /// per block of columns, which reads the matrix once for all of them. The block goes through
+  /// row-major copies (the layout whose gathers touch one or two cache lines per entry), made outside
+  /// the timed products; num_spmv counts matrix reads.
   void apply(int first, int m) {
-    exec_.fence();
-    Kokkos::Timer t;
     if constexpr (has_block_apply<Operator>::value) {
       for (int begin = first; begin < m;) {
         const int width = std::max(1, std::min(m - begin, static_cast<int>(X_.extent(1))));
         if (width == 1) {
-          op_.apply(1.0, column(V_, begin), 0.0, column(AV_, begin));
+          timed([&] { op_.apply(1.0, column(V_, begin), 0.0, column(AV_, begin)); });
         } else {
           const auto cols = Kokkos::make_pair(begin, begin + width);
           const auto x = Kokkos::subview(X_, Kokkos::ALL(), Kokkos::make_pair(0, width));
           const auto y = Kokkos::subview(Y_block_, Kokkos::ALL(), Kokkos::make_pair(0, width));
           Kokkos::deep_copy(exec_, x, Kokkos::subview(V_, Kokkos::ALL(), cols));
-          op_.apply(1.0, x, 0.0, y);
+          timed([&] { op_.apply(1.0, x, 0.0, y); });
           Kokkos::deep_copy(exec_, Kokkos::subview(AV_, Kokkos::ALL(), cols), y);
         }
         begin += width;
-        ++res_.num_spmv;
       }
     } else {
-      for (int j = first; j < m; ++j) {
-        op_.apply(1.0, column(V_, j), 0.0, column(AV_, j));
-        ++res_.num_spmv;
-      }
+      for (int j = first; j < m; ++j) timed([&] { op_.apply(1.0, column(V_, j), 0.0, column(AV_, j)); });
     }
+  }
+
+  /// One product, fenced before and after, its time and count added to the result.
+  template <class Product>
+  void timed(const Product& product) {
+    exec_.fence();
+    Kokkos::Timer t;
+    product();
     exec_.fence();
     res_.spmv_seconds += t.seconds();
+    ++res_.num_spmv;
   }
 
   /// Start vectors: unit vectors on the smallest diagonal entries (ties by row, for determinism).

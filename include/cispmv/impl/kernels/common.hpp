@@ -121,52 +121,41 @@ struct SpmvFunctor;  // one specialisation per format, in impl/kernels/<format>.
 /// Widest block of columns one multi-vector launch carries (its K); wider X are done in blocks of it.
 inline constexpr int max_block_columns = 16;
 
-/// What every multi-vector SpMV functor shares: Y(:, first .. first+num_cols) = beta*Y + alpha*A*X(:,
-/// the same columns) for num_cols <= K, the matrix read once for all of them. Each row keeps K sums
-/// in registers (K a compile-time 1, 4, 8 or 16; columns num_cols .. K-1 are masked). X and Y are
-/// rank-2 Views of any layout: LayoutRight (row-major) is the fast one, since the K values of X a
-/// matrix entry gathers then lie in one or two cache lines (LayoutLeft: K lines, n apart).
-template <class Exec, class Matrix, class XView, class YView, int Beta, int K>
-struct SpmvBlockFunctorBase {
+/// What every multi-vector SpMV functor shares: Y(:, first .. first+columns) = beta*Y + alpha*A*X(:,
+/// the same columns) for columns <= K, the matrix read once for all of them. Each row keeps K sums in
+/// registers (K a compile-time 1, 4, 8 or 16; columns .. K-1 are masked); beta is a run-time case (a
+/// uniform branch per row: compiling three beta cases per width would cost a GPU build more than a
+/// memory-bound kernel could gain). X and Y are rank-2 Views of any layout: LayoutRight (row-major)
+/// is the fast one, since the K values of X a matrix entry gathers then lie in one or two cache lines
+/// (LayoutLeft: K lines, n apart). Operands, launch shape and traits are the single-vector base's.
+template <class Exec, class Matrix, class XView, class YView, int K>
+struct SpmvBlockFunctorBase : SpmvFunctorBase<Exec, Matrix, XView, YView, beta_general> {
+  using Base = SpmvFunctorBase<Exec, Matrix, XView, YView, beta_general>;
+  using typename Base::ordinal_type;
+  using typename Base::team_member;
+  using typename Base::value_type;
   static constexpr bool available = true;
-  static constexpr bool has_vector_kernel = false;
-  static constexpr bool has_host_slice_kernel = false;
-  using value_type = typename Matrix::value_type;
-  using ordinal_type = typename Matrix::ordinal_type;
-  using size_type = typename Matrix::size_type;
-  using team_member = typename Kokkos::TeamPolicy<Exec>::member_type;
 
-  Matrix A;
-  XView x;
-  YView y;
-  value_type alpha;
-  value_type beta;
   int first = 0;    ///< first column of X and Y of this launch
   int columns = K;  ///< columns of this launch (<= K)
-  ordinal_type rows_per_team = 1;
-  int vector_length = 1;
 
   SpmvBlockFunctorBase(const Matrix& A_, const XView& x_, const YView& y_, value_type alpha_, value_type beta_,
                        int first_, int columns_)
-      : A(A_), x(x_), y(y_), alpha(alpha_), beta(beta_), first(first_), columns(columns_) {}
+      : Base(A_, x_, y_, alpha_, beta_), first(first_), columns(columns_) {}
 
   /// sum[j] += v * X(col, j) for the launch's columns.
   KOKKOS_FORCEINLINE_FUNCTION void add(value_type* sum, const value_type v, const ordinal_type col) const {
     for (int j = 0; j < K; ++j) {
-      if (j < columns) sum[j] += v * x(col, first + j);
+      if (j < columns) sum[j] += v * this->x(col, first + j);
     }
   }
 
+  /// beta == 0 does not read Y (NaN there is overwritten, as BLAS requires).
   KOKKOS_FORCEINLINE_FUNCTION void update(const ordinal_type row, const value_type* sum) const {
     for (int j = 0; j < K; ++j) {
       if (j >= columns) continue;
-      if constexpr (Beta == beta_zero) {
-        y(row, first + j) = alpha * sum[j];
-      } else if constexpr (Beta == beta_one) {
-        y(row, first + j) += alpha * sum[j];
-      } else {  // beta == 0 must not read y (NaN there is overwritten, as BLAS requires)
-        y(row, first + j) = beta == value_type(0) ? alpha * sum[j] : beta * y(row, first + j) + alpha * sum[j];
-      }
+      auto& yj = this->y(row, first + j);
+      yj = this->beta == value_type(0) ? this->alpha * sum[j] : this->beta * yj + this->alpha * sum[j];
     }
   }
 
@@ -175,20 +164,20 @@ struct SpmvBlockFunctorBase {
   /// reduced over the lanes (ThreadVectorRange hands lane i the index i) and one lane writes the row.
   template <class RowPartial>
   KOKKOS_INLINE_FUNCTION void for_team_rows(const team_member& team, const RowPartial& partial) const {
-    const ordinal_type first_row = static_cast<ordinal_type>(team.league_rank()) * rows_per_team;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows_per_team), [&](const ordinal_type i) {
+    const ordinal_type first_row = static_cast<ordinal_type>(team.league_rank()) * this->rows_per_team;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, this->rows_per_team), [&](const ordinal_type i) {
       const ordinal_type row = first_row + i;
-      if (row >= A.num_rows) return;
+      if (row >= this->A.num_rows) return;
       value_type part[K];
       for (int j = 0; j < K; ++j) part[j] = 0;
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, vector_length),
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, this->vector_length),
                            [&](const int lane) { partial(row, lane, part); });
       value_type total[K];
       for (int j = 0; j < K; ++j) {
         value_type t = 0;
         if (j < columns) {
           Kokkos::parallel_reduce(
-              Kokkos::ThreadVectorRange(team, vector_length), [&](const int, value_type& s) { s += part[j]; }, t);
+              Kokkos::ThreadVectorRange(team, this->vector_length), [&](const int, value_type& s) { s += part[j]; }, t);
         }
         total[j] = t;
       }
@@ -200,7 +189,7 @@ struct SpmvBlockFunctorBase {
 /// The multi-vector kernel of a format: specialised in impl/kernels/<format>.hpp where the format
 /// has one (CSR, hybrid, csell); elsewhere `available` is false and a plan multiplies the columns
 /// one by one.
-template <class Exec, class Matrix, class XView, class YView, int Beta, int K>
+template <class Exec, class Matrix, class XView, class YView, int K>
 struct SpmvBlockFunctor {
   static constexpr bool available = false;
 };

@@ -156,11 +156,11 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
 
 /// Compressed Sliced ELLPACK, several vectors: thread per row on GPUs (each entry's column and value
 /// decoded once for all K columns), and the host slice shape with fewer rows at once (K sums each).
-template <class Exec, class S, class O, class Off, class D, class XView, class YView, int Beta, int K>
-struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta, K>
-    : SpmvBlockFunctorBase<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta, K> {
+template <class Exec, class S, class O, class Off, class D, class XView, class YView, int K>
+struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, K>
+    : SpmvBlockFunctorBase<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, K> {
   using Matrix = CompressedSellMatrix<S, O, Off, D>;
-  using Base = SpmvBlockFunctorBase<Exec, Matrix, XView, YView, Beta, K>;
+  using Base = SpmvBlockFunctorBase<Exec, Matrix, XView, YView, K>;
   static constexpr bool has_host_slice_kernel = true;
   /// Rows of a slice the host shape carries at once: their K sums each stay in registers.
   static constexpr int host_lanes = K >= 8 ? 1 : 8 / K;

@@ -44,10 +44,10 @@ struct SpmvFunctor<Exec, CsrMatrix<S, O, Off, D>, XView, YView, Beta, Unroll>
 };
 
 /// CSR, several vectors: thread per row, or vector per row with K partial sums per lane.
-template <class Exec, class S, class O, class Off, class D, class XView, class YView, int Beta, int K>
-struct SpmvBlockFunctor<Exec, CsrMatrix<S, O, Off, D>, XView, YView, Beta, K>
-    : SpmvBlockFunctorBase<Exec, CsrMatrix<S, O, Off, D>, XView, YView, Beta, K> {
-  using Base = SpmvBlockFunctorBase<Exec, CsrMatrix<S, O, Off, D>, XView, YView, Beta, K>;
+template <class Exec, class S, class O, class Off, class D, class XView, class YView, int K>
+struct SpmvBlockFunctor<Exec, CsrMatrix<S, O, Off, D>, XView, YView, K>
+    : SpmvBlockFunctorBase<Exec, CsrMatrix<S, O, Off, D>, XView, YView, K> {
+  using Base = SpmvBlockFunctorBase<Exec, CsrMatrix<S, O, Off, D>, XView, YView, K>;
   using Base::Base;
   static constexpr bool has_vector_kernel = true;
 

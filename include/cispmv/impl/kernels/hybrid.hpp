@@ -82,10 +82,10 @@ struct SpmvFunctor<Exec, HybridMatrix<S, O, Off, D, R>, XView, YView, Beta, Unro
 
 /// The hybrid format, several vectors: thread per row, or Algorithm 7's vector per row with K partial
 /// sums per lane (x is not staged: K columns of the reference part would rarely fit a team's scratch).
-template <class Exec, class S, class O, class Off, class D, class R, class XView, class YView, int Beta, int K>
-struct SpmvBlockFunctor<Exec, HybridMatrix<S, O, Off, D, R>, XView, YView, Beta, K>
-    : SpmvBlockFunctorBase<Exec, HybridMatrix<S, O, Off, D, R>, XView, YView, Beta, K> {
-  using Base = SpmvBlockFunctorBase<Exec, HybridMatrix<S, O, Off, D, R>, XView, YView, Beta, K>;
+template <class Exec, class S, class O, class Off, class D, class R, class XView, class YView, int K>
+struct SpmvBlockFunctor<Exec, HybridMatrix<S, O, Off, D, R>, XView, YView, K>
+    : SpmvBlockFunctorBase<Exec, HybridMatrix<S, O, Off, D, R>, XView, YView, K> {
+  using Base = SpmvBlockFunctorBase<Exec, HybridMatrix<S, O, Off, D, R>, XView, YView, K>;
   using Base::Base;
   static constexpr bool has_vector_kernel = true;
 
