@@ -44,6 +44,7 @@ have_header benchmark/benchmark.h || need+=(libbenchmark-dev)
 have_header CLI/CLI.hpp || need+=(libcli11-dev)
 have_header fmt/format.h || need+=(libfmt-dev)
 have_header nlohmann/json.hpp || need+=(nlohmann-json3-dev)
+command -v mpicxx >/dev/null && command -v mpiexec >/dev/null || need+=(libopenmpi-dev openmpi-bin)  # CiSpmv::mpi
 if [ ${#need[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
     echo "dev.sh: installing ${need[*]}"

@@ -4,7 +4,7 @@
 #
 #   perf/run_on_device.sh STAGE... (stages: build test run bench bench-quick bench-large bench-fci bench-fci-large
 #                                   bench-host bench-host-large ci-matrix ci-e2e bench-blocks bench-blocks-large
-#                                   ncu ncu-csell report
+#                                   mpi ncu ncu-csell report
 #                                   build-kokkos4 test-kokkos4 bench-kokkos4)
 #
 # The *-kokkos4 stages do the same against Kokkos 4.6.01 + Kokkos Kernels 4.6.02 (preset cuda-kokkos4),
@@ -149,9 +149,25 @@ for stage in "$@"; do
       log "spmv_bench, several vectors, on H2O/6-31G all-electron full CI (1.09e9 nonzeros)"
       timeout 300 "$bench" --matrix fcidump:unit_tests/data/h2o_631g.fcidump:10:all-irreps --vectors 1,2,4,8,16 \
         --iterations 5 --repetitions 3 --out-dir "$RES/blocks" \
-        --benchmark_filter='block/k:[0-9]+/(csell|kokkos|cusparse-spmm/row)|kokkos-kernels/native|cusparse-csr/default|cusparse-sell|/csr/vector|/csell/' \
+        --benchmark_filter='block/k:[0-9]+/(csell/(lanes|rows)|kokkos|cusparse-spmm/row)|kokkos-kernels/native|cusparse-csr/default|/csell/scalar' \
         >"$RES/bench-blocks-large.txt" 2>&1
       echo "exit code $?" | tee -a "$RES/log.txt" ;;
+    mpi)
+      log "MPI: $(mpiexec --version 2>&1 | head -1); the distributed tests on 1 and 2 ranks (sharing the GPU)"
+      export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+      ompi_info 2>/dev/null | grep -i "cuda" | head -5 | tee -a "$RES/log.txt"
+      for n in 1 2; do
+        timeout 120 mpiexec -n $n build/cuda/unit_tests/cispmv_test_mpi >"$RES/mpi-test-$n.txt" 2>&1
+        echo "cispmv_test_mpi on $n ranks: exit code $? ($(grep -c 'PASSED' "$RES/mpi-test-$n.txt") ranks passed)" | tee -a "$RES/log.txt"
+      done
+      log "cispmv ci under mpirun on one GPU (functional: the ranks share it), H2O/6-31G full CI"
+      for run in "1 allgather" "2 allgather" "2 halo"; do
+        set -- $run
+        timeout 120 mpiexec -n $1 "$cli" ci unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps --exchange $2 \
+          --json "$RES/mpi-ci-$1-$2.json" >"$RES/mpi-ci-$1-$2.txt" 2>&1
+        echo "mpiexec -n $1 cispmv ci --exchange $2: exit code $?" | tee -a "$RES/log.txt"
+        grep -E "davidson:|^     1 |^  rank|^     [0-9] |^total" "$RES/mpi-ci-$1-$2.txt" | tee -a "$RES/log.txt"
+      done ;;
     bench-host-large)
       log "spmv_bench scaled-262144 (3 GB, larger than the caches) on the host (OpenMP, $(nproc) cores)"
       "$bench" --space host --matrix scaled-262144 --iterations 5 --repetitions 3 --out-dir "$RES" \

@@ -227,13 +227,17 @@ class Suite {
     using Left = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Mem>;
     for (const int k : settings_.vectors) {
       const std::string tag = "block/k:" + std::to_string(k) + "/";
-      add_block_format(
-          tag + "csr", [this] { return host_; }, k);
+      // CSR and csell in both shapes (a thread per row with k sums, a lane per column) and the plan's
+      // automatic one (lanes on GPUs, rows on the host)
+      for (const BlockShape shape : {BlockShape::automatic, BlockShape::rows, BlockShape::lanes}) {
+        add_block_format(
+            tag + "csr", [this] { return host_; }, k, shape);
+        add_block_format(
+            tag + "csell", [this] { return to_compressed_sell(host_); }, k, shape);
+      }
       if (impl::is_gpu_space_v<Exec>)
         add_block_format(
-            tag + "hybrid", [this] { return to_hybrid(host_); }, k);
-      add_block_format(
-          tag + "csell", [this] { return to_compressed_sell(host_); }, k);
+            tag + "hybrid", [this] { return to_hybrid(host_); }, k, BlockShape::automatic);
       add(tag + "kokkos-kernels/native", [this, k] {
         auto K = as_kokkos_kernels(csr_);
         auto X = std::make_shared<Left>(block_x<Left>(k));
@@ -328,12 +332,14 @@ class Suite {
   }
 
   template <class MakeHost>
-  void add_block_format(const std::string& label, MakeHost make_host, int k) {
+  void add_block_format(const std::string& label, MakeHost make_host, int k, BlockShape shape) {
     using Right = Kokkos::View<Scalar**, Kokkos::LayoutRight, Mem>;
-    add(label + "/automatic", [this, make_host, k] {
+    add(label + "/" + block_shape_name(shape), [this, make_host, k, shape] {
       using DeviceMatrix = decltype(to_device<Exec>(make_host()));
       auto A = std::make_shared<DeviceMatrix>(to_device<Exec>(make_host()));
-      auto plan = std::make_shared<SpmvPlan<Exec, DeviceMatrix>>(Exec(), *A, SpmvOptions{});
+      SpmvOptions o;
+      o.block_shape = shape;
+      auto plan = std::make_shared<SpmvPlan<Exec, DeviceMatrix>>(Exec(), *A, o);
       auto X = std::make_shared<Right>(block_x<Right>(k));
       auto Y = std::make_shared<Right>("Y", host_.num_rows, k);
       return block_prepared([A, plan, X, Y] { plan->apply(Scalar(1), *X, Scalar(0), *Y); }, spmv_traffic_bytes(*A), *Y,

@@ -355,9 +355,9 @@ using namespace cispmv;
 // format and kernel of the registry, against the host oracle column by column.
 template <class Exec, class Layout, class HostFormat, class Scalar>
 void expect_block_matches_oracle(const HostFormat& host_format, const HostCsrMatrix<Scalar, int, std::size_t>& oracle,
-                                 Kernel kernel, int k, Scalar alpha, Scalar beta) {
-  SCOPED_TRACE(std::string("format ") + HostFormat::format_name + ", kernel " + kernel_name(kernel) + ", k " +
-               std::to_string(k) + ", beta " + std::to_string(beta) +
+                                 const SpmvOptions& opts, int k, Scalar alpha, Scalar beta) {
+  SCOPED_TRACE(std::string("format ") + HostFormat::format_name + ", kernel " + kernel_name(opts.kernel) + ", shape " +
+               block_shape_name(opts.block_shape) + ", k " + std::to_string(k) + ", beta " + std::to_string(beta) +
                (std::is_same_v<Layout, Kokkos::LayoutRight> ? ", LayoutRight" : ", LayoutLeft"));
   const auto A = to_device<Exec>(host_format);
   using HostBlock = Kokkos::View<Scalar**, Layout, Kokkos::HostSpace>;
@@ -378,7 +378,7 @@ void expect_block_matches_oracle(const HostFormat& host_format, const HostCsrMat
   }
   const auto x = Kokkos::create_mirror_view_and_copy(typename Exec::memory_space(), hx);
   const auto y = Kokkos::create_mirror_view_and_copy(typename Exec::memory_space(), hy);
-  const SpmvPlan<Exec, std::remove_const_t<decltype(A)>> plan(Exec(), A, SpmvOptions{kernel});
+  const SpmvPlan<Exec, std::remove_const_t<decltype(A)>> plan(Exec(), A, opts);
   plan.apply(alpha, x, beta, y);
   Exec().fence();
   const auto y_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);  // whole: a GPU copies no strided
@@ -393,6 +393,7 @@ void expect_block_matches_oracle(const HostFormat& host_format, const HostCsrMat
 
 TYPED_TEST(SpmvTest, SeveralVectorsAtOnceMatchTheHostOracleInEveryFormat) {
   using Scalar = TypeParam;
+  using Exec = TEST_EXECSPACE;
   const auto A = cispmv::test::random_irregular<Scalar>(203, 190, 81, 70);
   FormatParams params;
   params.boundary = 6;
@@ -400,28 +401,52 @@ TYPED_TEST(SpmvTest, SeveralVectorsAtOnceMatchTheHostOracleInEveryFormat) {
     std::vector<Kernel> kernels = format_kernels(info.format);
     kernels.push_back(Kernel::automatic);
     with_host_format(info.format, A, params, [&](const auto& host_format) {
+      using Plan = SpmvPlan<Exec, std::remove_const_t<decltype(to_device<Exec>(host_format))>>;
+      std::vector<BlockShape> shapes{BlockShape::automatic, BlockShape::rows};
+      if (Plan::has_lane_kernel()) shapes.push_back(BlockShape::lanes);  // forced: it runs on the host too
       for (Kernel kernel : kernels) {
-        for (int k : {1, 3, 8, 16, 21}) {
-          expect_block_matches_oracle<TEST_EXECSPACE, Kokkos::LayoutRight>(host_format, A, kernel, k, Scalar(1.5),
-                                                                           Scalar(0));
+        for (BlockShape shape : shapes) {
+          SpmvOptions opts;
+          opts.kernel = kernel;
+          opts.block_shape = shape;
+          for (int k : {1, 3, 8, 16, 21}) {
+            expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(host_format, A, opts, k, Scalar(1.5), Scalar(0));
+          }
+          expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(host_format, A, opts, 5, Scalar(1), Scalar(1));
+          expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(host_format, A, opts, 2, Scalar(-1), Scalar(-0.5));
         }
-        expect_block_matches_oracle<TEST_EXECSPACE, Kokkos::LayoutRight>(host_format, A, kernel, 5, Scalar(1),
-                                                                         Scalar(1));
-        expect_block_matches_oracle<TEST_EXECSPACE, Kokkos::LayoutRight>(host_format, A, kernel, 2, Scalar(-1),
-                                                                         Scalar(-0.5));
       }
     });
   }
   // the other layout, as it is (one format: the kernels are the same code for every layout)
   for (Kernel kernel : {Kernel::scalar, Kernel::vector}) {
-    expect_block_matches_oracle<TEST_EXECSPACE, Kokkos::LayoutLeft>(A, A, kernel, 5, Scalar(-1), Scalar(-0.5));
+    for (BlockShape shape : {BlockShape::rows, BlockShape::lanes}) {
+      SpmvOptions opts;
+      opts.kernel = kernel;
+      opts.block_shape = shape;
+      expect_block_matches_oracle<Exec, Kokkos::LayoutLeft>(A, A, opts, 5, Scalar(-1), Scalar(-0.5));
+    }
   }
-  // the formats with a multi-vector kernel read the matrix once per 16 columns
-  using Exec = TEST_EXECSPACE;
+  // the formats with a multi-vector kernel read the matrix once per 16 columns; CSR and csell have
+  // the lane shape, which is the automatic one on GPUs; asking a format without it for it is an error
   EXPECT_TRUE((SpmvPlan<Exec, CsrMatrix<Scalar, int, std::size_t, Exec>>::has_block_kernel()));
   EXPECT_TRUE((SpmvPlan<Exec, HybridMatrix<Scalar, int, std::size_t, Exec>>::has_block_kernel()));
   EXPECT_TRUE((SpmvPlan<Exec, CompressedSellMatrix<Scalar, int, std::size_t, Exec>>::has_block_kernel()));
   EXPECT_FALSE((SpmvPlan<Exec, EllMatrix<Scalar, int, Exec>>::has_block_kernel()));
+  EXPECT_TRUE((SpmvPlan<Exec, CompressedSellMatrix<Scalar, int, std::size_t, Exec>>::has_lane_kernel()));
+  EXPECT_FALSE((SpmvPlan<Exec, HybridMatrix<Scalar, int, std::size_t, Exec>>::has_lane_kernel()));
+  const auto csell = to_device<Exec>(to_compressed_sell(A));
+  const SpmvPlan<Exec, std::remove_const_t<decltype(csell)>> automatic(Exec(), csell);
+  EXPECT_EQ(automatic.block_shape(), cispmv::impl::is_gpu_space_v<Exec> ? BlockShape::lanes : BlockShape::rows);
+  SpmvOptions lanes;
+  lanes.block_shape = BlockShape::lanes;
+  const auto hybrid = to_device<Exec>(to_hybrid(A));
+  try {
+    SpmvPlan<Exec, std::remove_const_t<decltype(hybrid)>> plan(Exec(), hybrid, lanes);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("no lane shape"), std::string::npos) << e.what();
+  }
 }
 
 TEST(TEST_CATEGORY, SeveralVectorsWithMismatchedColumnsThrowWithTheSizes) {

@@ -21,6 +21,14 @@ enum class StageReferenceX {
   on          ///< always (the plan throws std::invalid_argument if it does not fit)
 };
 
+/// How a multi-vector product (rank-2 X and Y, k columns) spreads its columns over threads.
+enum class BlockShape {
+  automatic,  ///< lanes on GPUs for the formats that have that shape (CSR, csell), rows elsewhere
+  rows,       ///< a thread (or, with Kernel::vector, a vector of lanes) per row keeps the k sums in registers
+  lanes       ///< a lane per column: k lanes (rounded up to a power of two) share each row; on a GPU they
+              ///< decode each entry once in step and load the entry's k values of X in one coalesced read
+};
+
 /// Tuning knobs of spmv; zero means "choose for me".
 struct SpmvOptions {
   Kernel kernel = Kernel::automatic;
@@ -29,6 +37,7 @@ struct SpmvOptions {
   int unroll = 0;         ///< independent accumulators per lane of the CSR / hybrid vector kernels (1, 2, 4, 8)
   int team_size = 0;      ///< rows a team works on concurrently, one vector of lanes each (<= rows_per_team)
   StageReferenceX stage_reference_x = StageReferenceX::automatic;
+  BlockShape block_shape = BlockShape::automatic;  ///< multi-vector products only
 };
 
 /// "automatic", "scalar" or "vector".
@@ -36,6 +45,15 @@ inline const char* kernel_name(Kernel k) {
   switch (k) {
     case Kernel::scalar: return "scalar";
     case Kernel::vector: return "vector";
+    default: return "automatic";
+  }
+}
+
+/// "automatic", "rows" or "lanes".
+inline const char* block_shape_name(BlockShape s) {
+  switch (s) {
+    case BlockShape::rows: return "rows";
+    case BlockShape::lanes: return "lanes";
     default: return "automatic";
   }
 }

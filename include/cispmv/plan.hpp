@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -82,8 +83,17 @@ class SpmvPlan {
                                   "use Kernel::scalar");
     }
     label_ = std::string("cispmv::spmv[") + Matrix::format_name + "," + kernel_name(kernel_) + "]";
-    block_label_ = std::string("cispmv::spmv_block[") + Matrix::format_name + "," + kernel_name(kernel_) + "]";
     if (kernel_ == Kernel::vector) plan_vector_launch();
+    block_shape_ = opts.block_shape;
+    if (block_shape_ == BlockShape::automatic)
+      block_shape_ = impl::is_gpu_space_v<Exec> && has_lane_kernel() ? BlockShape::lanes : BlockShape::rows;
+    if (block_shape_ == BlockShape::lanes && !has_lane_kernel()) {
+      throw std::invalid_argument(std::string("cispmv::SpmvPlan: format '") + Matrix::format_name +
+                                  "' has no lane shape for several vectors (CSR and csell have); use "
+                                  "BlockShape::rows or automatic");
+    }
+    block_label_ = std::string("cispmv::spmv_block[") + Matrix::format_name + "," +
+                   (block_shape_ == BlockShape::lanes ? "lanes" : kernel_name(kernel_)) + "]";
   }
 
   /// y = beta*y + alpha*A*x on the plan's execution space instance (asynchronous, like any Kokkos
@@ -141,6 +151,17 @@ class SpmvPlan {
                                   typename impl::PlanViews<Exec, Matrix>::y_type, 1>::available;
   }
 
+  /// Whether rank-2 products can run a lane per column (BlockShape::lanes).
+  static constexpr bool has_lane_kernel() {
+    using F = impl::SpmvBlockFunctor<Exec, Matrix, typename impl::PlanViews<Exec, Matrix>::x_type,
+                                     typename impl::PlanViews<Exec, Matrix>::y_type, 1>;
+    if constexpr (F::available) {
+      return F::has_lane_kernel;
+    } else {
+      return false;
+    }
+  }
+
   const Matrix& matrix() const { return A_; }
   ordinal_type num_rows() const { return A_.num_rows; }
   ordinal_type num_cols() const { return A_.num_cols; }
@@ -148,6 +169,8 @@ class SpmvPlan {
   const SpmvOptions& options() const { return opts_; }
   /// The kernel shape the plan runs (never Kernel::automatic).
   Kernel kernel() const { return kernel_; }
+  /// How rank-2 products spread their columns (never BlockShape::automatic).
+  BlockShape block_shape() const { return block_shape_; }
   /// Vector kernels: rows per team, rows a team works on concurrently, lanes per row, unroll factor.
   int rows_per_team() const { return shape_.rows_per_team; }
   int team_size() const { return shape_.team_size; }
@@ -308,6 +331,17 @@ class SpmvPlan {
                           int columns) const {
     using F = impl::SpmvBlockFunctor<Exec, Matrix, XView, YView, K>;
     F f(A_, x, y, alpha, beta, first, columns);
+    if constexpr (F::has_lane_kernel) {
+      if (block_shape_ ==
+          BlockShape::lanes) {  // a lane per column (powers of two on GPUs), rows of a team side by side
+        int lanes = 1;
+        while (impl::is_gpu_space_v<Exec> && lanes < columns) lanes *= 2;
+        const int team = impl::is_gpu_space_v<Exec> ? impl::gpu_lane_team_threads / lanes : 1;
+        const int league = static_cast<int>((static_cast<std::int64_t>(A_.num_rows) + team - 1) / team);
+        Kokkos::parallel_for(block_label_, Kokkos::TeamPolicy<Exec, impl::LaneTag>(exec_, league, team, lanes), f);
+        return;
+      }
+    }
     if constexpr (F::has_vector_kernel) {
       if (kernel_ == Kernel::vector) {  // the plan's shape; fewer rows at a time if K sums need more registers
         f.rows_per_team = shape_.rows_per_team;
@@ -336,6 +370,7 @@ class SpmvPlan {
   Matrix A_;
   SpmvOptions opts_;
   Kernel kernel_ = Kernel::scalar;
+  BlockShape block_shape_ = BlockShape::rows;
   std::string label_, block_label_;
   impl::VectorLaunch shape_{1, 1, 1};
   int unroll_ = 1;

@@ -1,4 +1,5 @@
 // The `cispmv ci` command: FCIDUMP -> determinant space -> CI matrix -> Davidson, with a report.
+#include "ci_common.hpp"
 #include "commands.hpp"
 
 #include "cispmv/boundary.hpp"
@@ -30,15 +31,6 @@ namespace cispmv::app {
 namespace {
 
 using namespace cispmv::ci;
-
-std::string method_name(const DeterminantSpace& space) {
-  const int full = std::min(space.num_alpha, space.num_orbitals - space.num_alpha) +
-                   std::min(space.num_beta, space.num_orbitals - space.num_beta);
-  if (space.max_level >= full) return "full CI";
-  static const char* names[] = {"HF (reference only)", "CIS", "CISD", "CISDT", "CISDTQ"};
-  if (space.max_level <= 4) return names[space.max_level];
-  return "CI up to excitation level " + std::to_string(space.max_level);
-}
 
 struct Timings {
   double read = 0, reference = 0, space = 0, hamiltonian = 0, convert = 0;
@@ -151,21 +143,6 @@ void print_space_report(const CiCommandOptions& options, const DeterminantSpace&
       << " in the expansion region (CSR)\n";
 }
 
-/// The reference the options ask for (automatic when none).
-ReferenceRequest reference_request(const CiCommandOptions& o) {
-  ReferenceRequest r;
-  if (!o.occupied_alpha.empty() || !o.occupied_beta.empty()) {
-    if (o.occupied_alpha.empty() || o.occupied_beta.empty()) {
-      throw std::invalid_argument("cispmv ci: --alpha and --beta go together (the occupied orbitals of each spin)");
-    }
-    r.alpha = parse_orbital_list(o.occupied_alpha, "--alpha");
-    r.beta = parse_orbital_list(o.occupied_beta, "--beta");
-  }
-  if (!o.docc.empty()) r.docc = parse_irrep_counts(o.docc, "--docc");
-  if (!o.socc.empty()) r.socc = parse_irrep_counts(o.socc, "--socc");
-  return r;
-}
-
 /// Bytes one run needs, estimated before anything large is allocated.
 struct MemoryEstimate {
   double space = 0;      ///< host: determinants, string ids, addressing
@@ -195,6 +172,9 @@ std::string advice(const CiCommandOptions& o, int max_level, double matrix_bytes
 }  // namespace
 
 int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
+#if defined(CISPMV_HAVE_MPI)
+  if (const int ranks = mpi_world_size(); ranks > 1) return ci_distributed(options, text_out, MPI_COMM_WORLD);
+#endif
   using Exec = Kokkos::DefaultExecutionSpace;
   using ExecMemory = Exec::memory_space;
   constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, ExecMemory>::accessible;

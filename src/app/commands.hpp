@@ -4,6 +4,10 @@
 
 #include "cispmv/formats/csr.hpp"
 
+#if defined(CISPMV_HAVE_MPI)
+#include <mpi.h>
+#endif
+
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -42,22 +46,23 @@ struct RunOptions {
 
 /// `cispmv ci FCIDUMP --level N [--roots k] [--format F] [--write-mtx out.mtx]`.
 struct CiCommandOptions {
-  std::string fcidump;               ///< path of the FCIDUMP file
-  int level = 2;                     ///< maximum excitation level (2 = CISD; >= NELEC = full CI)
-  int roots = 1;                     ///< number of lowest eigenvalues
-  std::string format = "auto";       ///< registry name of the format the Davidson products run on, or auto
-  std::string write_mtx;             ///< if not empty, write the matrix there (Matrix Market, symmetric)
-  bool restrict_to_isym = true;      ///< keep only determinants of irrep ISYM (no-op when ORBSYM is all 1)
-  double residual_tolerance = 1e-6;  ///< Davidson convergence: residual 2-norm of every root
-  int max_iterations = 200;          ///< Davidson iterations
-  double drop_tolerance = 1e-14;     ///< off-diagonal |H_ij| below this are not stored
-  std::string occupied_alpha;        ///< reference: occupied alpha orbitals, 1-based list ("1-4,6"); with beta
-  std::string occupied_beta;         ///< reference: occupied beta orbitals
-  std::string docc;                  ///< reference: doubly occupied orbitals per irrep ("3,0,1,1")
-  std::string socc;                  ///< reference: singly occupied orbitals per irrep
-  std::string max_memory;            ///< budget on top of the machine's ("8G"); empty: what is available
-  std::string json;                  ///< write the results as JSON there ('-' = stdout, then no text report)
-  bool progress = true;              ///< progress lines for the long stages
+  std::string fcidump;                 ///< path of the FCIDUMP file
+  int level = 2;                       ///< maximum excitation level (2 = CISD; >= NELEC = full CI)
+  int roots = 1;                       ///< number of lowest eigenvalues
+  std::string format = "auto";         ///< registry name of the format the Davidson products run on, or auto
+  std::string write_mtx;               ///< if not empty, write the matrix there (Matrix Market, symmetric)
+  bool restrict_to_isym = true;        ///< keep only determinants of irrep ISYM (no-op when ORBSYM is all 1)
+  double residual_tolerance = 1e-6;    ///< Davidson convergence: residual 2-norm of every root
+  int max_iterations = 200;            ///< Davidson iterations
+  double drop_tolerance = 1e-14;       ///< off-diagonal |H_ij| below this are not stored
+  std::string occupied_alpha;          ///< reference: occupied alpha orbitals, 1-based list ("1-4,6"); with beta
+  std::string occupied_beta;           ///< reference: occupied beta orbitals
+  std::string docc;                    ///< reference: doubly occupied orbitals per irrep ("3,0,1,1")
+  std::string socc;                    ///< reference: singly occupied orbitals per irrep
+  std::string max_memory;              ///< budget on top of the machine's ("8G"); empty: what is available
+  std::string json;                    ///< write the results as JSON there ('-' = stdout, then no text report)
+  bool progress = true;                ///< progress lines for the long stages
+  std::string exchange = "allgather";  ///< under mpirun: how the products exchange x (allgather or halo)
 };
 
 /// A .mtx / .cispmv file, or a suite matrix generated on the fly; `description` says which.
@@ -71,6 +76,15 @@ int run_command(const RunOptions& options, std::ostream& out);
 /// root and the timings to `out`; returns 0 on success, 1 when Davidson did not converge. Throws
 /// std::runtime_error / std::invalid_argument on bad input (main prints it).
 int ci_command(const CiCommandOptions& options, std::ostream& out);
+
+#if defined(CISPMV_HAVE_MPI)
+/// The number of MPI processes of this run: 1 when MPI was not initialised (not under mpirun).
+int mpi_world_size();
+/// `cispmv ci` on the ranks of `comm` (ci_command calls it under mpirun with more than one rank):
+/// the Hamiltonian in row blocks balanced by nonzeros, one per rank and device, a distributed
+/// Davidson, and per-rank memory and time split (local SpMV, exchange of x), printed by rank 0.
+int ci_distributed(const CiCommandOptions& options, std::ostream& out, MPI_Comm comm);
+#endif
 
 /// `cispmv stats MATRIX [--boundary B]`: the paper's statistics of a matrix (Tables 3-5).
 int stats_command(const std::string& matrix, int boundary, std::ostream& out);

@@ -7,6 +7,9 @@
 #include "cispmv/registry.hpp"
 #include "cispmv/version.hpp"
 #include "commands.hpp"
+#if defined(CISPMV_HAVE_MPI)
+#include "mpi_session.hpp"
+#endif
 
 #include <exception>
 #include <iostream>
@@ -16,6 +19,9 @@
 using namespace cispmv;
 
 int main(int argc, char* argv[]) {
+#if defined(CISPMV_HAVE_MPI)
+  app::MpiSession mpi(argc, argv);  // before Kokkos (it may choose the rank's GPU), finalised after it
+#endif
   Kokkos::ScopeGuard kokkos(argc, argv);
   CLI::App cli{"cispmv " CISPMV_VERSION_STRING
                ": SpMV for Configuration Interaction matrices (Mahmoud, Hoffmann, Reza 2018) on Kokkos"};
@@ -97,8 +103,19 @@ int main(int argc, char* argv[]) {
   ci_cmd->add_option("--json", ci.json, "also write the results as JSON to this file ('-': stdout, no text report)");
   ci_cmd->add_flag("!--no-progress", ci.progress, "no progress lines for the Hamiltonian passes");
 
+  ci_cmd
+      ->add_option("--exchange", ci.exchange,
+                   "under mpirun: how the distributed products exchange x: allgather (default) or halo")
+      ->check(CLI::IsMember({"allgather", "halo"}));
+
   CLI11_PARSE(cli, argc, argv);
   try {
+#if defined(CISPMV_HAVE_MPI)
+    if (const int ranks = app::mpi_world_size(); ranks > 1 && !*ci_cmd) {
+      throw std::invalid_argument("only 'cispmv ci' runs distributed; under mpirun with " + std::to_string(ranks) +
+                                  " ranks this command would repeat the same work on every rank");
+    }
+#endif
     if (*run_cmd) return app::run_command(run, std::cout);
     if (*gen_cmd) return app::generate_command(gen_name, gen_out, gen_list, std::cout);
     if (*stats_cmd) return app::stats_command(stats_matrix, stats_boundary, std::cout);
@@ -106,6 +123,9 @@ int main(int argc, char* argv[]) {
     if (*conv_cmd) return app::convert_command(conv_in, conv_out, std::cout);
   } catch (const std::exception& e) {
     std::cerr << "cispmv: error: " << e.what() << "\n";
+#if defined(CISPMV_HAVE_MPI)
+    mpi.abort_if_distributed(2);
+#endif
     return 2;
   }
   return 0;

@@ -193,7 +193,8 @@ struct HamiltonianRows {
   std::size_t num_pairs = 0;  // norb (norb + 1) / 2
   int nka = 0, nkb = 0;       // alpha / beta ranks + 1
   double tolerance = 0.0;
-  std::int64_t row_offset = 0;  // the chunk's first row
+  std::int64_t row_offset = 0;  // the chunk's first row, counted from row_base
+  std::int64_t row_base = 0;    // the space's row that is row 0 of the matrix being built (a row block)
   Kokkos::View<std::uint64_t*, Mem> a_string, b_string;
   Kokkos::View<std::uint8_t*, Mem> a_rank, a_irrep, b_rank, b_irrep;
   Kokkos::View<std::int32_t*, Mem> b_position, alpha_id, beta_id;
@@ -228,7 +229,7 @@ struct HamiltonianRows {
     const int level = ra + rb;
     const std::uint64_t sa = a_string(ia), sb = b_string(ib);
     const std::uint32_t row_irrep = a_irrep(ia) ^ b_irrep(ib);
-    std::size_t out = Fill ? row_ptr(r) : 0;
+    std::size_t out = Fill ? row_ptr(r - row_base) : 0;
     std::size_t count = 0;
     const double tolerance2 = tolerance * tolerance;  // |v| >= tol as v^2 >= tol^2: no branch on the sign
     // The counting pass counts the structurally possible elements of the row and computes no value:
@@ -353,12 +354,12 @@ struct HamiltonianRows {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(CountTag, const std::int64_t i) const {
-    const std::int64_t r = row_offset + i;
-    row_ptr(r + 1) = row<false>(r);
+    const std::int64_t local = row_offset + i;
+    row_ptr(local + 1) = row<false>(row_base + local);
   }
   KOKKOS_INLINE_FUNCTION void operator()(FillTag, const std::int64_t i) const {
-    const std::int64_t r = row_offset + i;
-    kept(r) = row<true>(r);
+    const std::int64_t local = row_offset + i;
+    kept(local) = row<true>(row_base + local);
   }
 };
 
@@ -493,18 +494,54 @@ std::size_t compact_rows(const Exec& exec, Kokkos::View<std::size_t*, typename E
   return total;
 }
 
+void check_row_range(const DeterminantSpace& space, std::int64_t first, std::int64_t end) {
+  if (first < 0 || first > end || end > static_cast<std::int64_t>(space.size())) {
+    throw std::invalid_argument("cispmv::build_hamiltonian_rows: rows [" + std::to_string(first) + ", " +
+                                std::to_string(end) + ") are not a range of the space's " +
+                                std::to_string(space.size()) + " determinants");
+  }
+}
+
 }  // namespace
 
 template <class Exec>
 CsrMatrix<double, int, std::size_t, Exec> build_hamiltonian(const Exec& exec, const FciDump& integrals,
                                                             const DeterminantSpace& space,
                                                             const HamiltonianOptions& options) {
+  return build_hamiltonian_rows(exec, integrals, space, 0, static_cast<std::int64_t>(space.size()), options);
+}
+
+template <class Exec>
+std::vector<std::uint64_t> hamiltonian_row_counts(const Exec& exec, const FciDump& integrals,
+                                                  const DeterminantSpace& space, std::int64_t first, std::int64_t end,
+                                                  const HamiltonianOptions& options) {
+  check_row_range(space, first, end);
+  HamiltonianRows<Exec> f = make_rows<Exec>(integrals, space, options.drop_tolerance, options.symmetry_noise);
+  const std::int64_t n = end - first;
+  f.row_base = first;
+  f.row_ptr = Kokkos::View<std::size_t*, typename Exec::memory_space>("cispmv::hamiltonian_row_counts",
+                                                                      static_cast<std::size_t>(n) + 1);
+  HamiltonianOptions quiet = options;
+  quiet.progress = nullptr;
+  over_rows<Exec, CountTag>(exec, f, n, "cispmv::hamiltonian_row_counts", "count", quiet);
+  exec.fence();
+  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.row_ptr);
+  return std::vector<std::uint64_t>(h.data() + 1, h.data() + h.extent(0));
+}
+
+template <class Exec>
+CsrMatrix<double, int, std::size_t, Exec> build_hamiltonian_rows(const Exec& exec, const FciDump& integrals,
+                                                                 const DeterminantSpace& space, std::int64_t first,
+                                                                 std::int64_t end, const HamiltonianOptions& options) {
   const impl::ProfilingRegion region("cispmv::build_hamiltonian");
+  check_row_range(space, first, end);
   using Matrix = CsrMatrix<double, int, std::size_t, Exec>;
   HamiltonianRows<Exec> f = make_rows<Exec>(integrals, space, options.drop_tolerance, options.symmetry_noise);
-  const std::int64_t n = static_cast<std::int64_t>(space.size());
+  const std::int64_t n = end - first;
+  f.row_base = first;
   Matrix H;
-  H.num_rows = H.num_cols = static_cast<int>(n);
+  H.num_rows = static_cast<int>(n);
+  H.num_cols = static_cast<int>(space.size());
   H.row_ptr = typename Matrix::row_map_type("cispmv::ci_hamiltonian::row_ptr", static_cast<std::size_t>(n) + 1);
   f.row_ptr = H.row_ptr;
   over_rows<Exec, CountTag>(exec, f, n, "cispmv::build_hamiltonian::count", "count", options);
@@ -567,9 +604,13 @@ std::vector<std::size_t> hamiltonian_row_lengths(const FciDump& integrals, const
   return lengths;
 }
 
-#define CISPMV_INSTANTIATE_BUILD_HAMILTONIAN(EXEC)                            \
-  template CsrMatrix<double, int, std::size_t, EXEC> build_hamiltonian<EXEC>( \
-      const EXEC&, const FciDump&, const DeterminantSpace&, const HamiltonianOptions&);
+#define CISPMV_INSTANTIATE_BUILD_HAMILTONIAN(EXEC)                                                                  \
+  template CsrMatrix<double, int, std::size_t, EXEC> build_hamiltonian<EXEC>(                                       \
+      const EXEC&, const FciDump&, const DeterminantSpace&, const HamiltonianOptions&);                             \
+  template CsrMatrix<double, int, std::size_t, EXEC> build_hamiltonian_rows<EXEC>(                                  \
+      const EXEC&, const FciDump&, const DeterminantSpace&, std::int64_t, std::int64_t, const HamiltonianOptions&); \
+  template std::vector<std::uint64_t> hamiltonian_row_counts<EXEC>(                                                 \
+      const EXEC&, const FciDump&, const DeterminantSpace&, std::int64_t, std::int64_t, const HamiltonianOptions&);
 #ifdef KOKKOS_ENABLE_SERIAL
 CISPMV_INSTANTIATE_BUILD_HAMILTONIAN(Kokkos::Serial)
 #endif

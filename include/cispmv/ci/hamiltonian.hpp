@@ -57,6 +57,24 @@ CsrMatrix<double, int, std::size_t, Exec> build_hamiltonian(const Exec& exec, co
                                                             const DeterminantSpace& space,
                                                             const HamiltonianOptions& options = {});
 
+/// Rows [first, end) of the same matrix (end - first rows, all the space's columns; row i is the
+/// space's determinant first + i), built on `exec` the same way: a process's block of a distributed
+/// Hamiltonian, which then never exists whole anywhere. Throws std::invalid_argument for a range
+/// outside the space.
+template <class Exec>
+CsrMatrix<double, int, std::size_t, Exec> build_hamiltonian_rows(const Exec& exec, const FciDump& integrals,
+                                                                 const DeterminantSpace& space, std::int64_t first,
+                                                                 std::int64_t end,
+                                                                 const HamiltonianOptions& options = {});
+
+/// The number of elements the builder's counting pass finds in each of the rows [first, end) (the
+/// structurally possible ones, before the drop tolerance), counted on `exec`: the weights that
+/// balance a distributed Hamiltonian's row blocks.
+template <class Exec>
+std::vector<std::uint64_t> hamiltonian_row_counts(const Exec& exec, const FciDump& integrals,
+                                                  const DeterminantSpace& space, std::int64_t first, std::int64_t end,
+                                                  const HamiltonianOptions& options = {});
+
 /// The same on the host execution space, as a HostCsr.
 HostCsr build_hamiltonian(const FciDump& integrals, const DeterminantSpace& space, double drop_tolerance = 1e-14);
 
@@ -69,10 +87,12 @@ std::vector<std::size_t> hamiltonian_row_lengths(const FciDump& integrals, const
 /// The diagonal of a host CSR matrix (zero where a row stores none): the Davidson preconditioner.
 Kokkos::View<double*, Kokkos::HostSpace> csr_diagonal(const HostCsr& A);
 
-/// The diagonal of a CSR matrix in any memory space, computed on `exec`.
+/// The diagonal of a CSR matrix in any memory space, computed on `exec`; for a row block whose row 0
+/// is row `first` of the whole matrix, the block's part of the diagonal (entry r is A(r, first + r)).
 template <class Exec, class Device>
 Kokkos::View<double*, typename Exec::memory_space> csr_diagonal(const Exec& exec,
-                                                                const CsrMatrix<double, int, std::size_t, Device>& A) {
+                                                                const CsrMatrix<double, int, std::size_t, Device>& A,
+                                                                std::int64_t first = 0) {
   Kokkos::View<double*, typename Exec::memory_space> d("cispmv::csr_diagonal", static_cast<std::size_t>(A.num_rows));
   const auto row_ptr = A.row_ptr;
   const auto col_idx = A.col_idx;
@@ -81,7 +101,7 @@ Kokkos::View<double*, typename Exec::memory_space> csr_diagonal(const Exec& exec
       "cispmv::csr_diagonal", Kokkos::RangePolicy<Exec>(exec, 0, A.num_rows), KOKKOS_LAMBDA(const int r) {
         double v = 0.0;
         for (std::size_t k = row_ptr(r); k < row_ptr(r + 1); ++k) {
-          if (col_idx(k) == r) v += values(k);
+          if (col_idx(k) == r + first) v += values(k);
         }
         d(r) = v;
       });

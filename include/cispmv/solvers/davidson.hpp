@@ -76,6 +76,16 @@ template <class T>
 struct has_block_apply<T, std::void_t<decltype(T::has_block_kernel())>>
     : std::integral_constant<bool, T::has_block_kernel()> {};
 
+/// Operators distributed over processes (mpi::DistributedSpmvPlan): num_rows() is this process's
+/// rows, global_rows() all of them, and the solver's reductions go through sum_over_ranks and
+/// gather_from_ranks. Davidson keeps its vectors cut like the rows and G on every process.
+template <class T, class = void>
+struct is_distributed_operator : std::false_type {};
+template <class T>
+struct is_distributed_operator<
+    T, std::void_t<decltype(std::declval<const T&>().sum_over_ranks(std::declval<double*>(), 0)),
+                   decltype(std::declval<const T&>().first_row())>> : std::true_type {};
+
 template <class Exec, class X, class Y>
 double dot(const Exec& exec, const X& x, const Y& y) {
   double sum = 0.0;
@@ -163,12 +173,12 @@ void combine(const Exec& exec, const Basis& P, const Basis& Q, const Small& Y, c
       });
 }
 
-/// V(:, c) = e_{rows(c)} for c < count: unit start vectors.
+/// V(:, c) = e_{rows(c)} for c < count: unit start vectors (local row i is global row first + i).
 template <class Exec, class Basis, class Rows>
-void unit_columns(const Exec& exec, const Basis& V, const Rows& rows, int count) {
+void unit_columns(const Exec& exec, const Basis& V, const Rows& rows, int count, std::size_t first) {
   Kokkos::parallel_for(
       "cispmv::davidson::guess", Kokkos::RangePolicy<Exec>(exec, 0, V.extent(0)), KOKKOS_LAMBDA(const std::size_t i) {
-        for (int c = 0; c < count; ++c) V(i, c) = i == rows(c) ? 1.0 : 0.0;
+        for (int c = 0; c < count; ++c) V(i, c) = i + first == rows(c) ? 1.0 : 0.0;
       });
 }
 
@@ -195,16 +205,24 @@ class Davidson {
   using Vec = Kokkos::View<double*, memory_space>;
   using Result = DavidsonResult<memory_space>;
 
+  static constexpr bool distributed = is_distributed_operator<Operator>::value;
+
   Davidson(const Exec& exec, const Operator& op, const DavidsonOptions& opts)
       : exec_(exec), op_(op), opts_(opts), n_(static_cast<std::size_t>(op.num_rows())), k_(opts.num_roots) {
+    if constexpr (distributed) {
+      N_ = static_cast<std::size_t>(op.global_rows());
+      first_ = static_cast<std::size_t>(op.first_row());
+    } else {
+      N_ = n_;
+    }
     check_arguments();
     const std::size_t wanted =
         static_cast<std::size_t>(opts.max_subspace > 0 ? opts.max_subspace : std::max(24, 8 * k_));
-    max_sub_ = static_cast<int>(std::min(n_, wanted));
+    max_sub_ = static_cast<int>(std::min(N_, wanted));
     keep_ = std::min(max_sub_ - k_, std::max(k_, opts.restart_size > 0 ? opts.restart_size : 2 * k_));
     // A restart keeps at least the wanted roots and leaves room for one correction per root, unless
     // the basis may grow to span the whole space.
-    if (static_cast<std::size_t>(max_sub_) < n_ && keep_ < k_) {
+    if (static_cast<std::size_t>(max_sub_) < N_ && keep_ < k_) {
       throw std::invalid_argument("cispmv::davidson: max_subspace = " + std::to_string(max_sub_) +
                                   " is too small for " + std::to_string(k_) + " roots (need >= 2 * num_roots)");
     }
@@ -223,9 +241,9 @@ class Davidson {
       res_.max_residual_history.push_back(worst);
       const bool done = worst < opts_.residual_tolerance;
       // A full basis spans the space: its Ritz pairs are exact, nothing to add.
-      if (done || res_.iterations >= opts_.max_iterations || static_cast<std::size_t>(m_) == n_) {
+      if (done || res_.iterations >= opts_.max_iterations || static_cast<std::size_t>(m_) == N_) {
         // a NaN residual (NaN in the matrix or the start) is never convergence, not even of a full basis
-        res_.converged = !std::isnan(worst) && (done || static_cast<std::size_t>(m_) == n_);
+        res_.converged = !std::isnan(worst) && (done || static_cast<std::size_t>(m_) == N_);
         break;
       }
       int unconverged = 0;
@@ -245,14 +263,31 @@ class Davidson {
 
  private:
   void check_arguments() const {
-    if (op_.num_rows() != op_.num_cols()) {
-      throw std::invalid_argument("cispmv::davidson: the operator is " + std::to_string(op_.num_rows()) + " x " +
+    if (N_ != static_cast<std::size_t>(op_.num_cols())) {
+      throw std::invalid_argument("cispmv::davidson: the operator is " + std::to_string(N_) + " x " +
                                   std::to_string(op_.num_cols()) + ", not square");
     }
-    if (k_ < 1 || static_cast<std::size_t>(k_) > n_) {
+    if (k_ < 1 || static_cast<std::size_t>(k_) > N_) {
       throw std::invalid_argument("cispmv::davidson: num_roots = " + std::to_string(k_) + " for an operator of " +
-                                  std::to_string(n_) + " rows");
+                                  std::to_string(N_) + " rows");
     }
+  }
+
+  /// Sums of this process's rows made global (distributed operators; nothing to do otherwise).
+  void reduce(std::vector<double>& partial) const {
+    if constexpr (distributed) op_.sum_over_ranks(partial.data(), static_cast<int>(partial.size()));
+  }
+  template <class X>
+  double global_dot(const X& x, const X& y) const {
+    std::vector<double> s{dot(exec_, x, y)};
+    reduce(s);
+    return s[0];
+  }
+  template <class Column>
+  std::vector<double> global_multi_dot(const Basis& P, const Basis& Q, const Column& q, int count, bool q_is_vector) {
+    std::vector<double> s = multi_dot(exec_, P, Q, q, count, q_is_vector);
+    reduce(s);
+    return s;
   }
 
   // Every allocation is left uninitialised (each entry is written before it is read) and bound to
@@ -323,20 +358,35 @@ class Davidson {
   }
 
   /// Start vectors: unit vectors on the smallest diagonal entries (ties by row, for determinism).
+  /// Distributed: each process offers its smallest ones, all processes pick the same from all offers.
   template <class DiagView>
   int initial_guesses(const DiagView& diagonal) {
     const int guesses = std::min(max_sub_, std::max(k_, opts_.num_guesses));
     auto d_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), diagonal);
-    std::vector<std::size_t> order(n_);
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::partial_sort(order.begin(), order.begin() + guesses, order.end(), [&](std::size_t x, std::size_t y) {
-      return d_host(x) < d_host(y) || (d_host(x) == d_host(y) && x < y);
-    });
+    std::vector<std::pair<double, std::size_t>> offers(n_);  // (diagonal, global row)
+    for (std::size_t i = 0; i < n_; ++i) offers[i] = {d_host(i), first_ + i};
+    const std::size_t mine = std::min<std::size_t>(n_, static_cast<std::size_t>(guesses));
+    std::partial_sort(offers.begin(), offers.begin() + static_cast<std::ptrdiff_t>(mine), offers.end());
+    offers.resize(mine);
+    if constexpr (distributed) {  // every process offers `guesses` pairs, padded with +inf
+      std::vector<double> flat(2 * static_cast<std::size_t>(guesses), std::numeric_limits<double>::infinity());
+      for (std::size_t i = 0; i < mine; ++i) {
+        flat[2 * i] = offers[i].first;
+        flat[2 * i + 1] = static_cast<double>(offers[i].second);  // exact below 2^53 rows
+      }
+      const std::vector<double> all = op_.gather_from_ranks(flat);
+      offers.clear();
+      for (std::size_t i = 0; i + 1 < all.size(); i += 2) {
+        if (std::isfinite(all[i + 1])) offers.emplace_back(all[i], static_cast<std::size_t>(all[i + 1]));
+      }
+      std::sort(offers.begin(), offers.end());
+      offers.resize(static_cast<std::size_t>(guesses));
+    }
     Kokkos::View<std::size_t*, memory_space> rows(alloc("cispmv::davidson::guess_rows"), guesses);
     auto rows_host = Kokkos::create_mirror_view(rows);
-    for (int c = 0; c < guesses; ++c) rows_host(c) = order[c];
+    for (int c = 0; c < guesses; ++c) rows_host(c) = offers[static_cast<std::size_t>(c)].second;
     Kokkos::deep_copy(exec_, rows, rows_host);
-    unit_columns(exec_, V_, rows, guesses);
+    unit_columns(exec_, V_, rows, guesses, first_);
     exec_.fence();
     return guesses;
   }
@@ -348,15 +398,15 @@ class Davidson {
   /// roots and a basis of tens of vectors that is most of the solver's time outside the products.
   bool orthonormalise(int m) {
     auto t = column(V_, m);
-    const double norm0 = std::sqrt(dot(exec_, t, t));
+    const double norm0 = std::sqrt(global_dot(t, t));
     if (!(norm0 > 0.0) || !std::isfinite(norm0)) return false;
     for (int pass = 0; pass < 2 && m > 0; ++pass) {
-      const std::vector<double> h = multi_dot(exec_, V_, V_, t, m, true);
+      const std::vector<double> h = global_multi_dot(V_, V_, t, m, true);
       for (int j = 0; j < m; ++j) h_host_(j) = h[static_cast<std::size_t>(j)];
       Kokkos::deep_copy(exec_, h_, h_host_);
       subtract_projection(exec_, V_, h_, m, t);
     }
-    const double norm = std::sqrt(dot(exec_, t, t));
+    const double norm = std::sqrt(global_dot(t, t));
     exec_.fence();  // h_host_ is rewritten by the next call
     if (!(norm > opts_.linear_dependence * norm0)) return false;
     scale(exec_, 1.0 / norm, t);
@@ -367,7 +417,7 @@ class Davidson {
   void extend_projection(int first, int m) {
     apply(first, m);
     for (int j = first; j < m; ++j) {
-      const std::vector<double> row = multi_dot(exec_, V_, V_, column(AV_, j), j + 1, true);
+      const std::vector<double> row = global_multi_dot(V_, V_, column(AV_, j), j + 1, true);
       for (int i = 0; i <= j; ++i) g(i, j) = g(j, i) = row[i];
     }
   }
@@ -394,7 +444,7 @@ class Davidson {
   /// returns the largest. A NaN residual is the largest (never "converged").
   double residual_norms(std::vector<double>& residual) {
     combine(exec_, AV_, V_, Y_, theta_, m_, k_, R_, true);
-    const std::vector<double> r2 = multi_dot(exec_, R_, R_, column(R_, 0), k_, false);
+    const std::vector<double> r2 = global_multi_dot(R_, R_, column(R_, 0), k_, false);
     double worst = 0.0;
     bool not_a_number = false;
     for (int c = 0; c < k_; ++c) {
@@ -451,7 +501,9 @@ class Davidson {
   Exec exec_;
   const Operator& op_;
   DavidsonOptions opts_;
-  std::size_t n_;
+  std::size_t n_;          ///< rows of the vectors here (this process's, for a distributed operator)
+  std::size_t N_ = 0;      ///< rows of the operator
+  std::size_t first_ = 0;  ///< global index of row 0 here
   int k_;
   int max_sub_ = 0;
   int keep_ = 0;
@@ -477,6 +529,12 @@ class Davidson {
 /// with `opts.spmv`), or an operator: an object with `memory_space`, `num_rows()`, `num_cols()` and
 /// `apply(alpha, x, beta, y)` computing y = beta*y + alpha*A*x on rank-1 Views of that memory space
 /// (an SpmvPlan is one). `diagonal` holds A's diagonal in a memory space `exec` can access.
+///
+/// A distributed operator (mpi::DistributedSpmvPlan: num_rows() this process's rows, global_rows(),
+/// first_row(), sum_over_ranks(), gather_from_ranks()) is solved the same way by every process of
+/// its communicator together: vectors, diagonal and eigenvectors are cut like the rows, every
+/// reduction is summed over the processes, and each process solves the same small G, so all of them
+/// take the same steps and return the same eigenvalues.
 ///
 /// The basis V and the products AV = A V are LayoutLeft Views of num_rows x max_subspace in the
 /// operator's memory space; every operation runs on `exec`, only the projected matrix G = V^T A V

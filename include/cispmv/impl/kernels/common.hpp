@@ -14,6 +14,8 @@ namespace cispmv::impl {
 
 /// Tag of the host slice shape of a scalar kernel (see SpmvFunctorBase::has_host_slice_kernel).
 struct SliceTag {};
+/// Tag of the lane shape of a multi-vector kernel (see SpmvBlockFunctorBase::has_lane_kernel).
+struct LaneTag {};
 
 /// How y is updated: compile-time, so the kernels carry no branch on beta (beta == 0 never reads
 /// y, so NaN in y is overwritten as BLAS requires).
@@ -135,6 +137,8 @@ struct SpmvBlockFunctorBase : SpmvFunctorBase<Exec, Matrix, XView, YView, beta_g
   using typename Base::team_member;
   using typename Base::value_type;
   static constexpr bool available = true;
+  /// Kernels with the lane shape (operator()(LaneTag, team), see for_lane_rows) say so.
+  static constexpr bool has_lane_kernel = false;
 
   int first = 0;    ///< first column of X and Y of this launch
   int columns = K;  ///< columns of this launch (<= K)
@@ -157,6 +161,26 @@ struct SpmvBlockFunctorBase : SpmvFunctorBase<Exec, Matrix, XView, YView, beta_g
       auto& yj = this->y(row, first + j);
       yj = this->beta == value_type(0) ? this->alpha * sum[j] : this->beta * yj + this->alpha * sum[j];
     }
+  }
+
+  /// beta == 0 does not read Y. Column j of the launch (j < columns).
+  KOKKOS_FORCEINLINE_FUNCTION void update_column(const ordinal_type row, const int j, const value_type sum) const {
+    auto& yj = this->y(row, first + j);
+    yj = this->beta == value_type(0) ? this->alpha * sum : this->beta * yj + this->alpha * sum;
+  }
+
+  /// Lane shape (LaneTag): team rank r of league rank l takes row l * team_size + r; its vector lanes
+  /// are the launch's columns, lane j owning column j alone (one sum, no reduction). On CUDA a warp
+  /// then holds 32 / vector_length consecutive rows: their lanes read the same matrix entry at once
+  /// (one broadcast load per row) and the entry's `columns` values of a row-major X side by side (one
+  /// coalesced load). row_sum(row, j) returns row `row` of A times column j of X. The matrix is
+  /// decoded once per lane, redundantly but in step, which is what makes the loads shared.
+  template <class RowSum>
+  KOKKOS_INLINE_FUNCTION void for_lane_rows(const team_member& team, const RowSum& row_sum) const {
+    const ordinal_type row = static_cast<ordinal_type>(team.league_rank()) * team.team_size() + team.team_rank();
+    if (row >= this->A.num_rows) return;
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, columns),
+                         [&](const int j) { update_column(row, j, row_sum(row, first + j)); });
   }
 
   /// Vector shape: each thread (a vector of lanes) of the team takes one of the team's rows; the

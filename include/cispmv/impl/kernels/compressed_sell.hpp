@@ -154,14 +154,18 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
   }
 };
 
-/// Compressed Sliced ELLPACK, several vectors: thread per row on GPUs (each entry's column and value
-/// decoded once for all K columns), and the host slice shape with fewer rows at once (K sums each).
+/// Compressed Sliced ELLPACK, several vectors: the lane shape on GPUs (a lane per column: the 32 /
+/// lanes rows of a warp are consecutive rows of one slice, so a step reads consecutive 16-bit words
+/// as the single-vector kernel does, and each row's values of X in one coalesced load), thread per row
+/// (each entry's column and value decoded once for all K columns, K sums in registers), and the host
+/// slice shape with fewer rows at once (K sums each).
 template <class Exec, class S, class O, class Off, class D, class XView, class YView, int K>
 struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, K>
     : SpmvBlockFunctorBase<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, K> {
   using Matrix = CompressedSellMatrix<S, O, Off, D>;
   using Base = SpmvBlockFunctorBase<Exec, Matrix, XView, YView, K>;
   static constexpr bool has_host_slice_kernel = true;
+  static constexpr bool has_lane_kernel = true;
   /// Rows of a slice the host shape carries at once: their K sums each stay in registers.
   static constexpr int host_lanes = K >= 8 ? 1 : 8 / K;
 
@@ -169,6 +173,46 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
 
   SpmvBlockFunctor(const Matrix& A_, const XView& x_, const YView& y_, S alpha_, S beta_, int first_, int columns_)
       : Base(A_, x_, y_, alpha_, beta_, first_, columns_), table(A_.value_table) {}
+
+  /// The lane shape: the single-vector kernel's walk of a row (unrolled by 4), one column of X per lane.
+  KOKKOS_INLINE_FUNCTION void operator()(LaneTag, const typename Base::team_member& team) const {
+    this->for_lane_rows(team, [&](const O row, const int c) {
+      const Matrix& A = this->A;
+      const O h = A.slice_height;
+      const O s = row / h;
+      const Off step = static_cast<Off>(h);
+      Off idx = A.slice_ptr(s) + static_cast<Off>(row - s * h);
+      const O length = A.row_length(row);
+      O col = A.first_col(row);
+      S sum = 0;
+      constexpr O unroll = 4;
+      O k = 0;
+      for (; k + unroll <= length; k += unroll, idx += unroll * step) {
+        std::uint16_t d[unroll];
+        S v[unroll];
+        O cols[unroll];
+        for (O u = 0; u < unroll; ++u) {
+          d[u] = load_once(A.col_delta(idx + u * step));
+          v[u] = A.uses_table ? table(load_once(A.value_index(idx + u * step)))
+                              : load_once(A.inline_values(idx + u * step));
+        }
+        for (O u = 0; u < unroll; ++u) cols[u] = col += static_cast<O>(d[u]);
+        for (O u = 0; u < unroll; ++u) {
+          if (d[u] != Matrix::jump_delta) sum += v[u] * this->x(cols[u], c);
+        }
+      }
+      for (; k < length; ++k, idx += step) {
+        const std::uint16_t d = load_once(A.col_delta(idx));
+        col += static_cast<O>(d);
+        if (d != Matrix::jump_delta)
+          sum +=
+              (A.uses_table ? table(load_once(A.value_index(idx))) : load_once(A.inline_values(idx))) * this->x(col, c);
+      }
+      const Off rest_end = A.rest_row_ptr(row + 1);
+      for (Off r = A.rest_row_ptr(row); r < rest_end; ++r) sum += A.rest_values(r) * this->x(A.rest_col_idx(r), c);
+      return sum;
+    });
+  }
 
   KOKKOS_INLINE_FUNCTION void operator()(const O row) const {
     const Matrix& A = this->A;

@@ -43,13 +43,23 @@ struct SpmvFunctor<Exec, CsrMatrix<S, O, Off, D>, XView, YView, Beta, Unroll>
   }
 };
 
-/// CSR, several vectors: thread per row, or vector per row with K partial sums per lane.
+/// CSR, several vectors: thread per row, vector per row with K partial sums per lane, or a lane per
+/// column (the row's entries read in step by its lanes, 4 independent sums each).
 template <class Exec, class S, class O, class Off, class D, class XView, class YView, int K>
 struct SpmvBlockFunctor<Exec, CsrMatrix<S, O, Off, D>, XView, YView, K>
     : SpmvBlockFunctorBase<Exec, CsrMatrix<S, O, Off, D>, XView, YView, K> {
   using Base = SpmvBlockFunctorBase<Exec, CsrMatrix<S, O, Off, D>, XView, YView, K>;
   using Base::Base;
   static constexpr bool has_vector_kernel = true;
+  static constexpr bool has_lane_kernel = true;
+
+  KOKKOS_INLINE_FUNCTION void operator()(LaneTag, const typename Base::team_member& team) const {
+    this->for_lane_rows(team, [&](const O row, const int c) {
+      return strided_row_sum<4>(this->A.row_ptr(row), this->A.row_ptr(row + 1), 0, 1, [&](const Off k) {
+        return load_once(this->A.values(k)) * this->x(load_once(this->A.col_idx(k)), c);
+      });
+    });
+  }
 
   KOKKOS_INLINE_FUNCTION void operator()(const O row) const {
     S sum[K];

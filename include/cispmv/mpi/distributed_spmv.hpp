@@ -1,0 +1,409 @@
+#pragma once
+/// \file mpi/distributed_spmv.hpp
+/// y = beta*y + alpha*A*x with A's rows cut into blocks over MPI ranks (mpi/partition.hpp), each
+/// rank's block a cispmv matrix of any format on its own device, x and y cut like the rows.
+///
+/// Each product first assembles the x the local block reads, then runs the block's SpmvPlan:
+/// - Exchange::allgather: every rank receives all of x (MPI_Allgatherv). A CI Hamiltonian's block
+///   touches nearly every column, so this moves barely more than a halo would, in one collective.
+/// - Exchange::halo: every rank receives only the entries its block reads from other ranks
+///   (MPI_Alltoallv of packed entries; the lists are set up once from the block's columns).
+/// Buffers live in the execution space's memory. MPI reads and writes them there directly when it
+/// is GPU-aware (Open MPI built with CUDA, asked through MPIX_Query_cuda_support); otherwise they
+/// are staged through host copies. A host execution space never stages.
+
+#include <mpi.h>
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // Open MPI's MPIX_CUDA_AWARE_SUPPORT and MPIX_Query_cuda_support
+#endif
+
+#include <Kokkos_Core.hpp>
+
+#include "cispmv/formats/csr.hpp"
+#include "cispmv/impl/backend.hpp"
+#include "cispmv/mpi/partition.hpp"
+#include "cispmv/plan.hpp"
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace cispmv::mpi {
+
+/// How a distributed product assembles the x its block reads (see the file comment).
+enum class Exchange { allgather, halo };
+/// Where MPI reads and writes the exchanged vectors of a GPU execution space.
+enum class Staging {
+  automatic,  ///< device memory if the MPI library says it is GPU-aware, else host staging
+  device,     ///< device memory (the MPI library must be GPU-aware)
+  host        ///< host copies
+};
+
+inline const char* exchange_name(Exchange e) { return e == Exchange::halo ? "halo" : "allgather"; }
+
+/// Whether the MPI library handles CUDA device memory: compiled with it (MPIX_CUDA_AWARE_SUPPORT)
+/// and, at run time, MPIX_Query_cuda_support(). CISPMV_MPI_GPU_AWARE=0 or 1 in the environment
+/// overrides both (for MPI libraries that cannot say, e.g. MPICH builds with GPU support).
+inline bool mpi_is_gpu_aware() {
+  if (const char* env = std::getenv("CISPMV_MPI_GPU_AWARE")) return std::strcmp(env, "0") != 0;
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support() == 1;
+#else
+  return false;
+#endif
+}
+
+/// Settings of a DistributedSpmvPlan.
+struct DistributedOptions {
+  Exchange exchange = Exchange::allgather;
+  Staging staging = Staging::automatic;
+  SpmvOptions spmv = {};  ///< the local block's plan
+};
+
+/// Time and traffic of a plan's products so far (fenced: each product waits for the last one).
+struct DistributedTiming {
+  int products = 0;               ///< applies (a block of k vectors counts once)
+  double exchange_seconds = 0.0;  ///< assembling x: packing, staging copies, MPI
+  double local_seconds = 0.0;     ///< the local block's SpMV
+  double bytes_received = 0.0;    ///< entries of x this rank received from other ranks, in bytes
+};
+
+/// The global columns a CSR row block reads (sorted, each once): what a halo exchange must bring.
+/// Runs on the block's execution space; only a bitmap of the columns crosses to the host.
+template <class S, class O, class Off, class Device>
+std::vector<std::int64_t> columns_read(const CsrMatrix<S, O, Off, Device>& A) {
+  using Exec = typename Device::execution_space;
+  using Mem = typename Device::memory_space;
+  const std::size_t words = (static_cast<std::size_t>(A.num_cols) + 31) / 32;
+  Kokkos::View<unsigned*, Mem> marks("cispmv::mpi::columns_read", words);
+  const auto col_idx = A.col_idx;
+  Kokkos::parallel_for(
+      "cispmv::mpi::mark_columns", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, A.nnz()),
+      KOKKOS_LAMBDA(const std::int64_t k) {
+        const auto c = static_cast<std::size_t>(col_idx(k));
+        Kokkos::atomic_fetch_or(&marks(c / 32), 1u << (c % 32));
+      });
+  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), marks);
+  std::vector<std::int64_t> cols;
+  for (std::size_t w = 0; w < words; ++w) {
+    for (unsigned bits = h(w); bits != 0; bits &= bits - 1) {
+      int b = 0;
+      while (!((bits >> b) & 1u)) ++b;
+      cols.push_back(static_cast<std::int64_t>(w * 32 + static_cast<std::size_t>(b)));
+    }
+  }
+  return cols;
+}
+
+/// The distributed product y = beta*y + alpha*A*x on `comm`, planned once: A's rows are cut by
+/// `partition` and this rank holds rows [partition.first(), partition.end()) of A as `local` (a
+/// cispmv matrix of local_rows x global_rows, in any format). x and y are this rank's parts of
+/// the vectors (rank-1 Views of local_rows entries, or rank-2 Views of local_rows x k: several
+/// vectors at once, the local block read once per 16 of them, as SpmvPlan does).
+///
+/// It is also an operator for solvers::davidson: num_rows() is the local rows, num_cols() the
+/// global ones, and sum_over_ranks / gather_from_ranks make the solver's reductions global.
+/// Every method that communicates is collective: all ranks call it in the same order.
+template <class Exec, class LocalMatrix>
+class DistributedSpmvPlan {
+ public:
+  using execution_space = Exec;
+  using memory_space = typename Exec::memory_space;
+  using value_type = typename LocalMatrix::value_type;
+  using ordinal_type = typename LocalMatrix::ordinal_type;
+  using local_plan_type = SpmvPlan<Exec, LocalMatrix>;
+  static_assert(std::is_same_v<value_type, double> || std::is_same_v<value_type, float>,
+                "cispmv::mpi::DistributedSpmvPlan: double or float matrices");
+
+  /// `needed` (Exchange::halo only): the global columns `local` reads, sorted (columns_read() of
+  /// the block's CSR); ignored by the allgather.
+  DistributedSpmvPlan(const Exec& exec, MPI_Comm comm, const RowPartition& partition, const LocalMatrix& local,
+                      const DistributedOptions& opts = {}, const std::vector<std::int64_t>& needed = {})
+      : exec_(exec), comm_(comm), part_(partition), plan_(exec, local, opts.spmv), opts_(opts) {
+    if (part_.ranks() != size_of(comm) || part_.rank != rank_of(comm)) {
+      throw std::invalid_argument("cispmv::mpi::DistributedSpmvPlan: the partition is for rank " +
+                                  std::to_string(part_.rank) + " of " + std::to_string(part_.ranks()) +
+                                  ", the communicator has rank " + std::to_string(rank_of(comm)) + " of " +
+                                  std::to_string(size_of(comm)));
+    }
+    if (static_cast<std::int64_t>(local.num_rows) != part_.local_rows() ||
+        static_cast<std::int64_t>(local.num_cols) != part_.global_rows) {
+      throw std::invalid_argument("cispmv::mpi::DistributedSpmvPlan: rank " + std::to_string(part_.rank) +
+                                  "'s block is " + std::to_string(local.num_rows) + " x " +
+                                  std::to_string(local.num_cols) + ", the partition gives it " +
+                                  std::to_string(part_.local_rows()) + " x " + std::to_string(part_.global_rows));
+    }
+    if constexpr (host_memory) {
+      gpu_aware_ = true;  // host memory is what any MPI reads
+    } else {
+      gpu_aware_ = opts.staging == Staging::device || (opts.staging == Staging::automatic && mpi_is_gpu_aware());
+    }
+    for (int r = 0; r < part_.ranks(); ++r) {
+      counts_.push_back(static_cast<int>(part_.rows_of(r)));
+      displs_.push_back(static_cast<int>(part_.offsets[static_cast<std::size_t>(r)]));
+    }
+    if (part_.global_rows > static_cast<std::int64_t>(std::numeric_limits<int>::max() / max_block_columns)) {
+      throw std::invalid_argument("cispmv::mpi::DistributedSpmvPlan: " + std::to_string(part_.global_rows) +
+                                  " rows: MPI counts of 16 vectors would overflow int");
+    }
+    if (opts.exchange == Exchange::halo) set_up_halo(needed);
+  }
+
+  // ------------------------------------------------------------------ the operator interface
+  ordinal_type num_rows() const { return static_cast<ordinal_type>(part_.local_rows()); }
+  ordinal_type num_cols() const { return static_cast<ordinal_type>(part_.global_rows); }
+  std::int64_t global_rows() const { return part_.global_rows; }
+  std::int64_t first_row() const { return part_.first(); }
+  const RowPartition& partition() const { return part_; }
+  MPI_Comm communicator() const { return comm_; }
+  static constexpr bool has_block_kernel() { return local_plan_type::has_block_kernel(); }
+
+  /// values[0..count) summed over the ranks, in place (MPI_Allreduce).
+  void sum_over_ranks(double* values, int count) const {
+    check(MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_SUM, comm_), "MPI_Allreduce");
+  }
+  /// Every rank's `mine` (the same length on every rank), concatenated in rank order (MPI_Allgather).
+  std::vector<double> gather_from_ranks(const std::vector<double>& mine) const {
+    std::vector<double> all(mine.size() * static_cast<std::size_t>(part_.ranks()));
+    check(MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(),
+                        static_cast<int>(mine.size()), MPI_DOUBLE, comm_),
+          "MPI_Allgather");
+    return all;
+  }
+
+  /// y = beta*y + alpha*A*x for this rank's parts (see the class comment). Collective.
+  template <class XView, class YView>
+  void apply(value_type alpha, const XView& x, value_type beta, const YView& y) const {
+    static_assert(Kokkos::is_view<XView>::value && Kokkos::is_view<YView>::value,
+                  "cispmv::mpi::DistributedSpmvPlan::apply: x and y must be Kokkos::Views");
+    constexpr unsigned rank = XView::rank;
+    const std::size_t k = rank == 1 ? 1 : x.extent(1);
+    if (x.extent(0) != static_cast<std::size_t>(part_.local_rows())) {
+      throw std::invalid_argument("cispmv::mpi::DistributedSpmvPlan::apply: x has " + std::to_string(x.extent(0)) +
+                                  " rows, rank " + std::to_string(part_.rank) + " owns " +
+                                  std::to_string(part_.local_rows()));
+    }
+    if (k == 0) return;
+    exec_.fence();
+    Kokkos::Timer timer;
+    for (std::size_t first = 0; first < k; first += max_block_columns) {
+      const std::size_t width = std::min<std::size_t>(max_block_columns, k - first);
+      timer.reset();
+      assemble(x, first, width);
+      exec_.fence();
+      timing_.exchange_seconds += timer.seconds();
+      timer.reset();
+      if constexpr (rank == 1) {
+        const Vector full(buffer_.data(), static_cast<std::size_t>(part_.global_rows));
+        plan_.apply(alpha, full, beta, y);
+      } else {
+        const Full full(buffer_.data(), static_cast<std::size_t>(part_.global_rows), width);
+        plan_.apply(alpha, full, beta, Kokkos::subview(y, Kokkos::ALL(), Kokkos::make_pair(first, first + width)));
+      }
+      exec_.fence();
+      timing_.local_seconds += timer.seconds();
+    }
+    ++timing_.products;
+  }
+
+  const local_plan_type& local_plan() const { return plan_; }
+  const DistributedTiming& timing() const { return timing_; }
+  void reset_timing() const { timing_ = {}; }
+  Exchange exchange() const { return opts_.exchange; }
+  /// True when MPI exchanges the vectors in the execution space's memory (or that memory is the host's).
+  bool exchanges_in_place() const { return gpu_aware_; }
+  /// "allgather, GPU-aware" / "halo, host staging" / "allgather, host memory".
+  std::string description() const {
+    return std::string(exchange_name(opts_.exchange)) + (host_memory  ? ", host memory"
+                                                         : gpu_aware_ ? ", GPU-aware MPI"
+                                                                      : ", host staging");
+  }
+  /// Entries of x per product (one vector) this rank receives from the others.
+  std::int64_t received_per_vector() const {
+    return opts_.exchange == Exchange::halo ? static_cast<std::int64_t>(recv_rows_.extent(0))
+                                            : part_.global_rows - part_.local_rows();
+  }
+
+ private:
+  static constexpr bool host_memory = Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible;
+  static constexpr std::size_t max_block_columns = 16;  // the columns one exchange carries
+  using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  /// The global x of a product: global_rows x width, row-major, over buffer_ (rank-1 products: width 1).
+  using Full = Kokkos::View<value_type**, Kokkos::LayoutRight, memory_space, Unmanaged>;
+  using Vector = Kokkos::View<value_type*, memory_space, Unmanaged>;
+  using Buffer = Kokkos::View<value_type*, memory_space>;
+  using Packed = Kokkos::View<value_type**, Kokkos::LayoutRight, memory_space>;
+  using Index = Kokkos::View<std::int64_t*, memory_space>;
+
+  /// buffer_ as the global x (global_rows x width, row-major) with this rank's columns first ..
+  /// first+width of x in place and every entry the block reads from other ranks received.
+  template <class XView>
+  void assemble(const XView& x, std::size_t first, std::size_t width) const {
+    const std::size_t n = static_cast<std::size_t>(part_.global_rows);
+    if (buffer_.extent(0) < n * width) {
+      buffer_ = Buffer();  // the old one goes first
+      buffer_ = Buffer(Kokkos::view_alloc(exec_, "cispmv::mpi::x_full", Kokkos::WithoutInitializing), n * width);
+    }
+    const Full full(buffer_.data(), n, width);
+    const auto own = Kokkos::subview(
+        full, Kokkos::make_pair(static_cast<std::size_t>(part_.first()), static_cast<std::size_t>(part_.end())),
+        Kokkos::ALL());
+    copy_columns(x, own, first, width);
+    if (part_.ranks() == 1) return;
+    if (opts_.exchange == Exchange::halo) {
+      halo(full);
+    } else {
+      allgather(full);
+    }
+  }
+
+  // own(i, j) = x(i, first + j) for j < width (x rank-1: own(i, 0) = x(i)), on exec_
+  template <class XView, class Own>
+  void copy_columns(const XView& x, const Own& own, std::size_t first, std::size_t width) const {
+    const auto rows = own.extent(0);
+    Kokkos::parallel_for(
+        "cispmv::mpi::own_part", Kokkos::RangePolicy<Exec>(exec_, 0, rows), KOKKOS_LAMBDA(const std::size_t i) {
+          if constexpr (XView::rank == 1) {
+            own(i, 0) = x(i);
+          } else {
+            for (std::size_t j = 0; j < width; ++j) own(i, j) = x(i, first + j);
+          }
+        });
+  }
+
+  void allgather(const Full& full) const {
+    const std::size_t width = full.extent(1);
+    std::vector<int> counts(counts_.size()), displs(displs_.size());
+    for (std::size_t r = 0; r < counts_.size(); ++r) {
+      counts[r] = counts_[r] * static_cast<int>(width);
+      displs[r] = displs_[r] * static_cast<int>(width);
+    }
+    timing_.bytes_received +=
+        static_cast<double>(part_.global_rows - part_.local_rows()) * static_cast<double>(width * sizeof(value_type));
+    exec_.fence();
+    if (gpu_aware_) {
+      check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, full.data(), counts.data(), displs.data(), mpi_type(),
+                           comm_),
+            "MPI_Allgatherv");
+      return;
+    }
+    // host staging: this rank's part to the host, the collective there, the whole vector back
+    if (host_buffer_.extent(0) < full.size())
+      host_buffer_ = typename Buffer::HostMirror("cispmv::mpi::x_host", full.size());
+    const Kokkos::View<value_type**, Kokkos::LayoutRight, Kokkos::HostSpace, Unmanaged> host(host_buffer_.data(),
+                                                                                             full.extent(0), width);
+    const auto mine = std::make_pair(static_cast<std::size_t>(part_.first()), static_cast<std::size_t>(part_.end()));
+    Kokkos::deep_copy(Kokkos::subview(host, mine, Kokkos::ALL()), Kokkos::subview(full, mine, Kokkos::ALL()));
+    check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, host.data(), counts.data(), displs.data(), mpi_type(),
+                         comm_),
+          "MPI_Allgatherv");
+    Kokkos::deep_copy(full, host);
+  }
+
+  // ------------------------------------------------------------------ halo exchange
+  /// From the sorted global columns the block reads: which entries to ask each rank for, and (one
+  /// MPI_Alltoall + MPI_Alltoallv) which of this rank's rows each other rank asks for.
+  void set_up_halo(const std::vector<std::int64_t>& needed) {
+    const int ranks = part_.ranks();
+    std::vector<std::int64_t> asks;  // the needed columns owned by other ranks, grouped by owner (sorted)
+    recv_counts_.assign(static_cast<std::size_t>(ranks), 0);
+    for (std::size_t i = 0; i < needed.size(); ++i) {
+      const std::int64_t c = needed[i];
+      if (c < 0 || c >= part_.global_rows || (i > 0 && c <= needed[i - 1])) {
+        throw std::invalid_argument(
+            "cispmv::mpi::DistributedSpmvPlan: the halo exchange needs the block's columns sorted, each once, in [0, " +
+            std::to_string(part_.global_rows) + ") (columns_read() of its CSR); got " + std::to_string(c) +
+            " at position " + std::to_string(i));
+      }
+      const int owner = part_.owner(c);
+      if (owner == part_.rank) continue;
+      asks.push_back(c);
+      ++recv_counts_[static_cast<std::size_t>(owner)];
+    }
+    send_counts_.assign(static_cast<std::size_t>(ranks), 0);
+    check(MPI_Alltoall(recv_counts_.data(), 1, MPI_INT, send_counts_.data(), 1, MPI_INT, comm_), "MPI_Alltoall");
+    recv_displs_ = displacements(recv_counts_);
+    send_displs_ = displacements(send_counts_);
+    std::vector<std::int64_t> sends(static_cast<std::size_t>(send_displs_.back() + send_counts_.back()));
+    check(MPI_Alltoallv(asks.data(), recv_counts_.data(), recv_displs_.data(), MPI_INT64_T, sends.data(),
+                        send_counts_.data(), send_displs_.data(), MPI_INT64_T, comm_),
+          "MPI_Alltoallv");
+    for (auto& s : sends) s -= part_.first();  // global rows asked of this rank -> its local rows
+    recv_rows_ = to_index(asks, "cispmv::mpi::halo_recv_rows");
+    send_rows_ = to_index(sends, "cispmv::mpi::halo_send_rows");
+  }
+
+  static std::vector<int> displacements(const std::vector<int>& counts) {
+    std::vector<int> d(counts.size(), 0);
+    for (std::size_t r = 1; r < counts.size(); ++r) d[r] = d[r - 1] + counts[r - 1];
+    return d;
+  }
+  Index to_index(const std::vector<std::int64_t>& v, const char* label) const {
+    Index out(Kokkos::view_alloc(std::string(label), Kokkos::WithoutInitializing), v.size());
+    Kokkos::deep_copy(
+        out, Kokkos::View<const std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size()));
+    return out;
+  }
+
+  /// Pack the asked rows of this rank's part, exchange, unpack the received ones into full_.
+  void halo(const Full& full) const {
+    const std::size_t width = full.extent(1);
+    const std::size_t nsend = send_rows_.extent(0), nrecv = recv_rows_.extent(0);
+    if (send_buf_.extent(0) != nsend || send_buf_.extent(1) != width)
+      send_buf_ = Packed(Kokkos::view_alloc("cispmv::mpi::halo_send", Kokkos::WithoutInitializing), nsend, width);
+    if (recv_buf_.extent(0) != nrecv || recv_buf_.extent(1) != width)
+      recv_buf_ = Packed(Kokkos::view_alloc("cispmv::mpi::halo_recv", Kokkos::WithoutInitializing), nrecv, width);
+    const auto send = send_buf_, recv = recv_buf_;
+    const auto send_rows = send_rows_, recv_rows = recv_rows_;
+    const std::int64_t first = part_.first();
+    Kokkos::parallel_for(
+        "cispmv::mpi::halo_pack", Kokkos::RangePolicy<Exec>(exec_, 0, nsend), KOKKOS_LAMBDA(const std::size_t i) {
+          for (std::size_t j = 0; j < width; ++j) send(i, j) = full(static_cast<std::size_t>(send_rows(i) + first), j);
+        });
+    std::vector<int> sc(send_counts_), sd(send_displs_), rc(recv_counts_), rd(recv_displs_);
+    for (auto* v : {&sc, &sd, &rc, &rd}) {
+      for (int& c : *v) c *= static_cast<int>(width);
+    }
+    timing_.bytes_received += static_cast<double>(nrecv * width * sizeof(value_type));
+    exec_.fence();
+    if (gpu_aware_) {
+      check(MPI_Alltoallv(send.data(), sc.data(), sd.data(), mpi_type(), recv.data(), rc.data(), rd.data(), mpi_type(),
+                          comm_),
+            "MPI_Alltoallv");
+    } else {
+      const auto hs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), send);
+      auto hr = Kokkos::create_mirror_view(recv);
+      check(MPI_Alltoallv(hs.data(), sc.data(), sd.data(), mpi_type(), hr.data(), rc.data(), rd.data(), mpi_type(),
+                          comm_),
+            "MPI_Alltoallv");
+      Kokkos::deep_copy(recv, hr);
+    }
+    Kokkos::parallel_for(
+        "cispmv::mpi::halo_unpack", Kokkos::RangePolicy<Exec>(exec_, 0, nrecv), KOKKOS_LAMBDA(const std::size_t i) {
+          for (std::size_t j = 0; j < width; ++j) full(static_cast<std::size_t>(recv_rows(i)), j) = recv(i, j);
+        });
+  }
+
+  static MPI_Datatype mpi_type() { return std::is_same_v<value_type, double> ? MPI_DOUBLE : MPI_FLOAT; }
+
+  Exec exec_;
+  MPI_Comm comm_;
+  RowPartition part_;
+  local_plan_type plan_;
+  DistributedOptions opts_;
+  bool gpu_aware_ = false;
+  std::vector<int> counts_, displs_;                                        // rows per rank, first rows
+  std::vector<int> send_counts_, send_displs_, recv_counts_, recv_displs_;  // halo, in entries per vector
+  Index send_rows_, recv_rows_;                      // halo: local rows to send (grouped by rank), global rows received
+  mutable Buffer buffer_;                            // the global x of a product (see assemble)
+  mutable typename Buffer::HostMirror host_buffer_;  // its host copy, when staging
+  mutable Packed send_buf_, recv_buf_;               // halo: packed entries
+  mutable DistributedTiming timing_;
+};
+
+}  // namespace cispmv::mpi

@@ -1,0 +1,39 @@
+#pragma once
+// What the single-process and the distributed `cispmv ci` share: the method's name and the
+// reference the options ask for.
+#include "commands.hpp"
+
+#include "cispmv/ci.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace cispmv::app {
+
+/// "full CI", "CISD", ... for a space.
+inline std::string method_name(const ci::DeterminantSpace& space) {
+  const int full = std::min(space.num_alpha, space.num_orbitals - space.num_alpha) +
+                   std::min(space.num_beta, space.num_orbitals - space.num_beta);
+  if (space.max_level >= full) return "full CI";
+  static const char* names[] = {"HF (reference only)", "CIS", "CISD", "CISDT", "CISDTQ"};
+  if (space.max_level <= 4) return names[space.max_level];
+  return "CI up to excitation level " + std::to_string(space.max_level);
+}
+
+/// The reference the options ask for (automatic when none).
+inline ci::ReferenceRequest reference_request(const CiCommandOptions& o) {
+  ci::ReferenceRequest r;
+  if (!o.occupied_alpha.empty() || !o.occupied_beta.empty()) {
+    if (o.occupied_alpha.empty() || o.occupied_beta.empty()) {
+      throw std::invalid_argument("cispmv ci: --alpha and --beta go together (the occupied orbitals of each spin)");
+    }
+    r.alpha = ci::parse_orbital_list(o.occupied_alpha, "--alpha");
+    r.beta = ci::parse_orbital_list(o.occupied_beta, "--beta");
+  }
+  if (!o.docc.empty()) r.docc = ci::parse_irrep_counts(o.docc, "--docc");
+  if (!o.socc.empty()) r.socc = ci::parse_irrep_counts(o.socc, "--socc");
+  return r;
+}
+
+}  // namespace cispmv::app

@@ -1,0 +1,268 @@
+// `cispmv ci` under mpirun: the Hamiltonian built in row blocks, one per rank, each on its own GPU
+// (or host), Davidson over all ranks, per-rank memory and the split of the products between the
+// local SpMV and the exchange of x. Compiled only with MPI (CISPMV_HAVE_MPI).
+#include "ci_common.hpp"
+#include "commands.hpp"
+
+#include "cispmv/boundary.hpp"
+#include "cispmv/choose_format.hpp"
+#include "cispmv/ci.hpp"
+#include "cispmv/convert.hpp"
+#include "cispmv/memory_budget.hpp"
+#include "cispmv/mpi.hpp"
+#include "cispmv/registry.hpp"
+#include "cispmv/solvers/davidson.hpp"
+
+#include <Kokkos_Core.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace cispmv::app {
+
+namespace {
+
+using namespace cispmv::ci;
+using Exec = Kokkos::DefaultExecutionSpace;
+
+/// What each rank reports; rank 0 gathers and prints them.
+struct RankFigures {
+  double rows = 0, nnz = 0, matrix_bytes = 0, vector_bytes = 0, host_peak = 0, device_free = 0;
+  double build_seconds = 0, local_seconds = 0, exchange_seconds = 0, received_bytes = 0;
+  static constexpr int count = 10;
+  std::vector<double> flat() const {
+    return {rows,        nnz,           matrix_bytes,  vector_bytes,     host_peak,
+            device_free, build_seconds, local_seconds, exchange_seconds, received_bytes};
+  }
+};
+
+/// Peak resident memory of this process (VmHWM), 0 where /proc does not tell.
+double host_peak_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  while (status >> key) {
+    if (key == "VmHWM:") {
+      double kb = 0;
+      status >> kb;
+      return kb * 1024.0;
+    }
+    status.ignore(1 << 12, '\n');
+  }
+  return 0;
+}
+
+template <class Matrix, class Diagonal>
+int solve_distributed(MPI_Comm comm, const mpi::RowPartition& partition, const Matrix& A, const Diagonal& diagonal,
+                      const std::vector<std::int64_t>& needed, const FciDump& dump, const CiCommandOptions& options,
+                      RankFigures& mine, nlohmann::json& j, std::ostream& out) {
+  const Exec exec;
+  mpi::DistributedOptions dist;
+  dist.exchange = options.exchange == "halo" ? mpi::Exchange::halo : mpi::Exchange::allgather;
+  const mpi::DistributedSpmvPlan<Exec, Matrix> plan(exec, comm, partition, A, dist, needed);
+  solvers::DavidsonOptions dopts;
+  dopts.num_roots = options.roots;
+  dopts.residual_tolerance = options.residual_tolerance;
+  dopts.max_iterations = options.max_iterations;
+  out << "davidson: format " << plan.local_plan().description() << " on " << Exec::name() << " per rank, exchange "
+      << plan.description() << ", " << options.roots << (options.roots == 1 ? " root" : " roots") << std::endl;
+  const auto result = solvers::davidson(exec, plan, diagonal, dopts);
+  mine.local_seconds = plan.timing().local_seconds;
+  mine.exchange_seconds = plan.timing().exchange_seconds;
+  mine.received_bytes = plan.timing().bytes_received;
+  const int subspace = std::max(24, 8 * options.roots);
+  mine.vector_bytes = (2.0 * subspace + 4.0 * options.roots + 4.0) * static_cast<double>(partition.local_rows()) * 8.0 +
+                      static_cast<double>(partition.global_rows) * 8.0 * std::min(16, options.roots);
+  out << "  iterations " << result.iterations << ", restarts " << result.restarts << ", products " << result.num_spmv
+      << ", " << (result.converged ? "converged" : "NOT converged") << "\n";
+  out << "  root       eigenvalue (Eh)     total energy (Eh)   residual\n";
+  std::vector<double> energies;
+  for (int c = 0; c < options.roots; ++c) {
+    out << "  " << std::setw(4) << c + 1 << std::fixed << std::setprecision(10) << std::setw(19)
+        << result.eigenvalues[c] << std::setw(22) << result.eigenvalues[c] + dump.core_energy << std::scientific
+        << std::setprecision(2) << std::setw(11) << result.residual_norms[c] << std::defaultfloat << "\n";
+    energies.push_back(result.eigenvalues[c] + dump.core_energy);
+  }
+  out << "  davidson " << std::fixed << std::setprecision(3) << result.total_seconds << " s, of which products "
+      << result.spmv_seconds << " s (" << result.num_spmv << ")" << std::defaultfloat << std::endl;
+  j["davidson"] = {{"format", Matrix::format_name},
+                   {"plan", plan.local_plan().description()},
+                   {"exchange", plan.description()},
+                   {"roots", options.roots},
+                   {"energies", energies},
+                   {"residual_norms", result.residual_norms},
+                   {"iterations", result.iterations},
+                   {"products", result.num_spmv},
+                   {"converged", result.converged},
+                   {"seconds", result.total_seconds},
+                   {"product_seconds", result.spmv_seconds}};
+  return result.converged ? 0 : 1;
+}
+
+}  // namespace
+
+int mpi_world_size() {
+  int initialised = 0, finalised = 0, size = 1;
+  MPI_Initialized(&initialised);
+  MPI_Finalized(&finalised);
+  if (initialised && !finalised) MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+int ci_distributed(const CiCommandOptions& options, std::ostream& text_out, MPI_Comm comm) {
+  const int rank = mpi::rank_of(comm), ranks = mpi::size_of(comm);
+  if (!options.write_mtx.empty()) {
+    throw std::invalid_argument("cispmv ci: --write-mtx needs the whole matrix in one process; run without mpirun");
+  }
+  if (options.exchange != "allgather" && options.exchange != "halo") {
+    throw std::invalid_argument("cispmv ci: --exchange must be allgather or halo, got '" + options.exchange + "'");
+  }
+  std::ostringstream discard;
+  std::ostream& out = rank == 0 && options.json != "-" ? text_out : static_cast<std::ostream&>(discard);
+  Kokkos::Timer total;
+  const FciDump dump = read_fcidump(options.fcidump);
+  out << "cispmv ci: " << options.fcidump << " on " << ranks << " MPI ranks\n";
+  const Reference reference = choose_reference(dump, options.restrict_to_isym, reference_request(options));
+  out << "reference: " << describe_determinant(reference.determinant, dump.num_orbitals, dump.orbsym) << ", energy "
+      << std::fixed << std::setprecision(10) << reference.energy + dump.core_energy << " Eh" << std::defaultfloat
+      << "\n";
+  const DeterminantSpace space =
+      make_determinant_space(dump, options.level, options.restrict_to_isym, reference.determinant);
+  if (space.size() == 0 || static_cast<std::size_t>(options.roots) > space.size()) {
+    throw std::invalid_argument(options.fcidump + ": the space has " + std::to_string(space.size()) +
+                                " determinants for " + std::to_string(options.roots) + " roots");
+  }
+  out << "  space: " << method_name(space) << ", " << space.size() << " determinants" << std::endl;
+
+  // the matrix per rank, estimated from sampled rows before anything large is allocated
+  HamiltonianOptions hopt;
+  hopt.drop_tolerance = options.drop_tolerance;
+  {
+    const std::size_t n = space.size(), samples = std::min<std::size_t>(n, 4096);
+    std::vector<std::int64_t> rows(samples);
+    for (std::size_t i = 0; i < samples; ++i) rows[i] = static_cast<std::int64_t>(i * n / samples);
+    double sum = 0;
+    for (std::size_t l : hamiltonian_row_lengths(dump, space, rows, hopt)) sum += static_cast<double>(l);
+    const double per_rank = sum / static_cast<double>(samples) * static_cast<double>(n) * 12.0 / ranks;
+    const double have = static_cast<double>(available_bytes<Exec>());
+    if (per_rank > 0.95 * have) {
+      throw MemoryBudgetError("cispmv ci: rank " + std::to_string(rank) + ": its block of the matrix needs about " +
+                              format_bytes(per_rank) + " in CSR, " + format_bytes(have) + " are available on " +
+                              Exec::name() + ". More ranks (GPUs), a lower --level or a smaller space would fit.");
+    }
+    out << "memory estimate: ~" << format_bytes(per_rank) << " of CSR per rank" << std::endl;
+  }
+
+  RankFigures mine;
+  MPI_Barrier(comm);
+  Kokkos::Timer timer;
+  auto H = mpi::build_distributed_hamiltonian(Exec(), comm, dump, space, hopt);
+  Exec().fence();
+  mine.build_seconds = timer.seconds();
+  MPI_Barrier(comm);
+  const double build_all = timer.seconds();
+  const mpi::RowPartition& partition = H.partition;
+  mine.rows = static_cast<double>(partition.local_rows());
+  mine.nnz = static_cast<double>(H.local.nnz());
+  double nnz_total = 0;
+  MPI_Allreduce(&mine.nnz, &nnz_total, 1, MPI_DOUBLE, MPI_SUM, comm);
+  out << "hamiltonian: " << static_cast<std::size_t>(nnz_total) << " nonzeros in " << ranks
+      << " row blocks balanced by nonzeros, built in " << std::fixed << std::setprecision(3) << build_all << " s"
+      << std::defaultfloat << std::endl;
+
+  // one format for all ranks: rank 0's automatic choice for its block, or the one asked for
+  int format_id = 0;
+  if (options.format == "auto") {
+    if (rank == 0) {
+      const FormatChoice choice = choose_format<Exec>(H.local);
+      format_id = static_cast<int>(choice.format);
+      out << "automatic format choice (rank 0's block): " << choice.summary() << "\n";
+    }
+    MPI_Bcast(&format_id, 1, MPI_INT, 0, comm);
+  } else {
+    format_id = static_cast<int>(parse_format(options.format));
+  }
+  const Format format = static_cast<Format>(format_id);
+  const auto diagonal = csr_diagonal(Exec(), H.local, partition.first());
+  std::vector<std::int64_t> needed;
+  if (options.exchange == "halo") needed = mpi::columns_read(H.local);
+
+  nlohmann::json j;
+  int status = 0;
+  constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Exec::memory_space>::accessible;
+  if (format == Format::csr) {
+    mine.matrix_bytes = static_cast<double>(allocated_bytes(H.local));
+    status = solve_distributed(comm, partition, H.local, diagonal, needed, dump, options, mine, j, out);
+  } else if (format == Format::csell) {
+    const auto C = to_compressed_sell(H.local);
+    H.local = {};
+    mine.matrix_bytes = static_cast<double>(allocated_bytes(C));
+    status = solve_distributed(comm, partition, C, diagonal, needed, dump, options, mine, j, out);
+  } else {  // the other formats are converted from a host copy of the block
+    const HostCsr host = H.local.template map_views<Kokkos::DefaultHostExecutionSpace>(
+        [](const auto& v) { return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v); });
+    if (!on_host) H.local = {};
+    FormatParams params;
+    params.boundary = choose_boundary(host).boundary;
+    status = with_host_format(format, host, params, [&](const auto& host_format) {
+      const auto A = to_device<Exec>(host_format);
+      mine.matrix_bytes = static_cast<double>(allocated_bytes(A));
+      return solve_distributed(comm, partition, A, diagonal, needed, dump, options, mine, j, out);
+    });
+  }
+  mine.host_peak = host_peak_bytes();
+  mine.device_free = on_host ? 0.0 : static_cast<double>(available_bytes<Exec>());
+
+  // per-rank figures, gathered on rank 0
+  const std::vector<double> flat = mine.flat();
+  std::vector<double> all(static_cast<std::size_t>(RankFigures::count) * static_cast<std::size_t>(ranks));
+  MPI_Gather(flat.data(), RankFigures::count, MPI_DOUBLE, all.data(), RankFigures::count, MPI_DOUBLE, 0, comm);
+  nlohmann::json per_rank = nlohmann::json::array();
+  out << "  rank       rows      nonzeros    matrix   vectors  host peak  build s  local SpMV s  exchange s  "
+         "received\n";
+  for (int r = 0; r < ranks; ++r) {
+    const double* f = all.data() + static_cast<std::size_t>(r) * RankFigures::count;
+    out << "  " << std::setw(4) << r << std::setw(11) << static_cast<long long>(f[0]) << std::setw(14)
+        << static_cast<long long>(f[1]) << std::setw(10) << format_bytes(f[2]) << std::setw(10) << format_bytes(f[3])
+        << std::setw(11) << format_bytes(f[4]) << std::fixed << std::setprecision(3) << std::setw(9) << f[6]
+        << std::setw(14) << f[7] << std::setw(12) << f[8] << std::defaultfloat << std::setw(10) << format_bytes(f[9])
+        << "\n";
+    per_rank.push_back({{"rank", r},
+                        {"rows", f[0]},
+                        {"nonzeros", f[1]},
+                        {"matrix_bytes", f[2]},
+                        {"vector_bytes", f[3]},
+                        {"host_peak_bytes", f[4]},
+                        {"device_free_bytes", f[5]},
+                        {"build_seconds", f[6]},
+                        {"local_spmv_seconds", f[7]},
+                        {"exchange_seconds", f[8]},
+                        {"received_bytes", f[9]}});
+  }
+  MPI_Barrier(comm);
+  const double seconds = total.seconds();
+  out << "total " << std::fixed << std::setprecision(3) << seconds << " s" << std::defaultfloat << std::endl;
+  if (rank == 0 && !options.json.empty()) {
+    j["fcidump"] = options.fcidump;
+    j["ranks"] = ranks;
+    j["space"] = {{"method", method_name(space)}, {"determinants", space.size()}};
+    j["matrix"] = {{"nonzeros", nnz_total}, {"built_on", Exec::name()}, {"build_seconds", build_all}};
+    j["per_rank"] = per_rank;
+    j["timings_s"] = {{"total", seconds}};
+    if (options.json == "-") {
+      text_out << j.dump(2) << std::endl;
+    } else {
+      std::ofstream f(options.json, std::ios::trunc);
+      if (!(f << j.dump(2) << "\n")) throw std::runtime_error("cispmv ci: cannot write " + options.json);
+    }
+  }
+  return status;
+}
+
+}  // namespace cispmv::app
