@@ -100,6 +100,51 @@ std::vector<std::int64_t> columns_read(const CsrMatrix<S, O, Off, Device>& A) {
   return cols;
 }
 
+namespace impl {
+
+// The kernels of DistributedSpmvPlan, as free functions (CUDA allows no extended lambda in a
+// private member function).
+
+/// x(i, j), or x(i) for a rank-1 x.
+template <class XView>
+KOKKOS_INLINE_FUNCTION typename XView::value_type entry(const XView& x, std::size_t i, std::size_t j) {
+  if constexpr (XView::rank == 1) {
+    (void)j;
+    return x(i);
+  } else {
+    return x(i, j);
+  }
+}
+
+/// own(i, j) = x(i, first + j) for j < width (x rank-1: own(i, 0) = x(i)), on exec.
+template <class Exec, class XView, class Own>
+void copy_columns(const Exec& exec, const XView& x, const Own& own, std::size_t first, std::size_t width) {
+  Kokkos::parallel_for(
+      "cispmv::mpi::own_part", Kokkos::RangePolicy<Exec>(exec, 0, own.extent(0)), KOKKOS_LAMBDA(const std::size_t i) {
+        for (std::size_t j = 0; j < width; ++j) own(i, j) = entry(x, i, first + j);
+      });
+}
+
+/// out(i, :) = full(rows(i) + offset, :): the entries other ranks asked for, packed.
+template <class Exec, class Full, class Rows, class Out>
+void gather_rows(const Exec& exec, const Full& full, const Rows& rows, std::int64_t offset, const Out& out) {
+  Kokkos::parallel_for(
+      "cispmv::mpi::halo_pack", Kokkos::RangePolicy<Exec>(exec, 0, out.extent(0)), KOKKOS_LAMBDA(const std::size_t i) {
+        for (std::size_t j = 0; j < out.extent(1); ++j) out(i, j) = full(static_cast<std::size_t>(rows(i) + offset), j);
+      });
+}
+
+/// full(rows(i), :) = in(i, :): the received entries, in place.
+template <class Exec, class In, class Rows, class Full>
+void scatter_rows(const Exec& exec, const In& in, const Rows& rows, const Full& full) {
+  Kokkos::parallel_for(
+      "cispmv::mpi::halo_unpack", Kokkos::RangePolicy<Exec>(exec, 0, in.extent(0)), KOKKOS_LAMBDA(const std::size_t i) {
+        for (std::size_t j = 0; j < in.extent(1); ++j) full(static_cast<std::size_t>(rows(i)), j) = in(i, j);
+      });
+}
+
+}  // namespace impl
+
 /// The distributed product y = beta*y + alpha*A*x on `comm`, planned once: A's rows are cut by
 /// `partition` and this rank holds rows [partition.first(), partition.end()) of A as `local` (a
 /// cispmv matrix of local_rows x global_rows, in any format). x and y are this rank's parts of
@@ -253,27 +298,13 @@ class DistributedSpmvPlan {
     const auto own = Kokkos::subview(
         full, Kokkos::make_pair(static_cast<std::size_t>(part_.first()), static_cast<std::size_t>(part_.end())),
         Kokkos::ALL());
-    copy_columns(x, own, first, width);
+    impl::copy_columns(exec_, x, own, first, width);
     if (part_.ranks() == 1) return;
     if (opts_.exchange == Exchange::halo) {
       halo(full);
     } else {
       allgather(full);
     }
-  }
-
-  // own(i, j) = x(i, first + j) for j < width (x rank-1: own(i, 0) = x(i)), on exec_
-  template <class XView, class Own>
-  void copy_columns(const XView& x, const Own& own, std::size_t first, std::size_t width) const {
-    const auto rows = own.extent(0);
-    Kokkos::parallel_for(
-        "cispmv::mpi::own_part", Kokkos::RangePolicy<Exec>(exec_, 0, rows), KOKKOS_LAMBDA(const std::size_t i) {
-          if constexpr (XView::rank == 1) {
-            own(i, 0) = x(i);
-          } else {
-            for (std::size_t j = 0; j < width; ++j) own(i, j) = x(i, first + j);
-          }
-        });
   }
 
   void allgather(const Full& full) const {
@@ -361,10 +392,7 @@ class DistributedSpmvPlan {
     const auto send = send_buf_, recv = recv_buf_;
     const auto send_rows = send_rows_, recv_rows = recv_rows_;
     const std::int64_t first = part_.first();
-    Kokkos::parallel_for(
-        "cispmv::mpi::halo_pack", Kokkos::RangePolicy<Exec>(exec_, 0, nsend), KOKKOS_LAMBDA(const std::size_t i) {
-          for (std::size_t j = 0; j < width; ++j) send(i, j) = full(static_cast<std::size_t>(send_rows(i) + first), j);
-        });
+    impl::gather_rows(exec_, full, send_rows, first, send);
     std::vector<int> sc(send_counts_), sd(send_displs_), rc(recv_counts_), rd(recv_displs_);
     for (auto* v : {&sc, &sd, &rc, &rd}) {
       for (int& c : *v) c *= static_cast<int>(width);
@@ -383,10 +411,7 @@ class DistributedSpmvPlan {
             "MPI_Alltoallv");
       Kokkos::deep_copy(recv, hr);
     }
-    Kokkos::parallel_for(
-        "cispmv::mpi::halo_unpack", Kokkos::RangePolicy<Exec>(exec_, 0, nrecv), KOKKOS_LAMBDA(const std::size_t i) {
-          for (std::size_t j = 0; j < width; ++j) full(static_cast<std::size_t>(recv_rows(i)), j) = recv(i, j);
-        });
+    impl::scatter_rows(exec_, recv, recv_rows, full);
   }
 
   static MPI_Datatype mpi_type() { return std::is_same_v<value_type, double> ? MPI_DOUBLE : MPI_FLOAT; }
