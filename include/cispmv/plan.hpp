@@ -297,6 +297,12 @@ class SpmvPlan {
   template <class XView, class YView>
   void apply_block(value_type alpha, const XView& x, value_type beta, const YView& y) const {
     const int k = static_cast<int>(x.extent(1));
+    if (k == 1 && x.span_is_contiguous() && y.span_is_contiguous()) {  // one vector: the single-vector kernel
+      const Kokkos::View<const value_type*, memory_space> x1(x.data(), x.extent(0));
+      const Kokkos::View<value_type*, memory_space> y1(y.data(), y.extent(0));
+      apply(alpha, x1, beta, y1);
+      return;
+    }
     if constexpr (has_block_kernel()) {
       using XRandom = Kokkos::View<const value_type**, typename XView::array_layout, typename XView::device_type,
                                    Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
@@ -332,13 +338,12 @@ class SpmvPlan {
     using F = impl::SpmvBlockFunctor<Exec, Matrix, XView, YView, K>;
     F f(A_, x, y, alpha, beta, first, columns);
     if constexpr (F::has_lane_kernel) {
-      if (block_shape_ ==
-          BlockShape::lanes) {  // a lane per column (powers of two on GPUs), rows of a team side by side
-        int lanes = 1;
-        while (impl::is_gpu_space_v<Exec> && lanes < columns) lanes *= 2;
-        const int team = impl::is_gpu_space_v<Exec> ? impl::gpu_lane_team_threads / lanes : 1;
-        const int league = static_cast<int>((static_cast<std::int64_t>(A_.num_rows) + team - 1) / team);
-        Kokkos::parallel_for(block_label_, Kokkos::TeamPolicy<Exec, impl::LaneTag>(exec_, league, team, lanes), f);
+      if (block_shape_ == BlockShape::lanes) {  // a lane per column, lanes a power of two
+        while ((1 << f.lane_shift) < columns) ++f.lane_shift;
+        Kokkos::parallel_for(block_label_,
+                             Kokkos::RangePolicy<Exec, impl::LaneTag, Kokkos::IndexType<std::int64_t>>(
+                                 exec_, 0, static_cast<std::int64_t>(A_.num_rows) << f.lane_shift),
+                             f);
         return;
       }
     }

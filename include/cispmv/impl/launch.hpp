@@ -31,8 +31,6 @@ inline constexpr int default_unroll = 4;
 inline constexpr int default_staged_unroll = 2;
 /// Threads a GPU team may have (CUDA's block limit).
 inline constexpr int gpu_max_team_threads = 1024;
-/// Threads of a team of the multi-vector lane shape on a GPU (256 / lanes rows per team).
-inline constexpr int gpu_lane_team_threads = 256;
 
 /// Launch shape of the vector kernels for execution space Exec; `staged`: the hybrid kernel stages
 /// the reference part of x in scratch memory.

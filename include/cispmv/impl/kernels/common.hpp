@@ -10,6 +10,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstdint>
+
 namespace cispmv::impl {
 
 /// Tag of the host slice shape of a scalar kernel (see SpmvFunctorBase::has_host_slice_kernel).
@@ -137,11 +139,12 @@ struct SpmvBlockFunctorBase : SpmvFunctorBase<Exec, Matrix, XView, YView, beta_g
   using typename Base::team_member;
   using typename Base::value_type;
   static constexpr bool available = true;
-  /// Kernels with the lane shape (operator()(LaneTag, team), see for_lane_rows) say so.
+  /// Kernels with the lane shape (operator()(LaneTag, index), see for_lane) say so.
   static constexpr bool has_lane_kernel = false;
 
-  int first = 0;    ///< first column of X and Y of this launch
-  int columns = K;  ///< columns of this launch (<= K)
+  int first = 0;       ///< first column of X and Y of this launch
+  int columns = K;     ///< columns of this launch (<= K)
+  int lane_shift = 0;  ///< lane shape: log2 of the lanes per row
 
   SpmvBlockFunctorBase(const Matrix& A_, const XView& x_, const YView& y_, value_type alpha_, value_type beta_,
                        int first_, int columns_)
@@ -169,18 +172,19 @@ struct SpmvBlockFunctorBase : SpmvFunctorBase<Exec, Matrix, XView, YView, beta_g
     yj = this->beta == value_type(0) ? this->alpha * sum : this->beta * yj + this->alpha * sum;
   }
 
-  /// Lane shape (LaneTag): team rank r of league rank l takes row l * team_size + r; its vector lanes
-  /// are the launch's columns, lane j owning column j alone (one sum, no reduction). On CUDA a warp
-  /// then holds 32 / vector_length consecutive rows: their lanes read the same matrix entry at once
-  /// (one broadcast load per row) and the entry's `columns` values of a row-major X side by side (one
-  /// coalesced load). row_sum(row, j) returns row `row` of A times column j of X. The matrix is
-  /// decoded once per lane, redundantly but in step, which is what makes the loads shared.
+  /// Lane shape (LaneTag, a flat RangePolicy over rows x lanes): index t is lane t % lanes of row
+  /// t / lanes (lanes = 1 << lane_shift >= columns), and lane j owns column j alone (one sum, no
+  /// reduction; lanes >= columns idle). On CUDA a warp then holds 32 / lanes consecutive rows: their
+  /// lanes read the same matrix entry at once (one broadcast load per row) and the entry's `columns`
+  /// values of a row-major X side by side (one coalesced load). A RangePolicy, not a TeamPolicy:
+  /// Kokkos launches team kernels preferring shared memory over L1, where the gathers of X and the
+  /// csell value table live. row_sum(row, c) returns row `row` of A times column c of X.
   template <class RowSum>
-  KOKKOS_INLINE_FUNCTION void for_lane_rows(const team_member& team, const RowSum& row_sum) const {
-    const ordinal_type row = static_cast<ordinal_type>(team.league_rank()) * team.team_size() + team.team_rank();
-    if (row >= this->A.num_rows) return;
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, columns),
-                         [&](const int j) { update_column(row, j, row_sum(row, first + j)); });
+  KOKKOS_FORCEINLINE_FUNCTION void for_lane(const std::int64_t t, const RowSum& row_sum) const {
+    const auto row = static_cast<ordinal_type>(t >> lane_shift);
+    const int j = static_cast<int>(t & ((std::int64_t{1} << lane_shift) - 1));
+    if (row >= this->A.num_rows || j >= columns) return;
+    update_column(row, j, row_sum(row, first + j));
   }
 
   /// Vector shape: each thread (a vector of lanes) of the team takes one of the team's rows; the

@@ -175,8 +175,8 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
       : Base(A_, x_, y_, alpha_, beta_, first_, columns_), table(A_.value_table) {}
 
   /// The lane shape: the single-vector kernel's walk of a row (unrolled by 4), one column of X per lane.
-  KOKKOS_INLINE_FUNCTION void operator()(LaneTag, const typename Base::team_member& team) const {
-    this->for_lane_rows(team, [&](const O row, const int c) {
+  KOKKOS_INLINE_FUNCTION void operator()(LaneTag, const std::int64_t t) const {
+    this->for_lane(t, [&](const O row, const int c) {
       const Matrix& A = this->A;
       const O h = A.slice_height;
       const O s = row / h;

@@ -53,8 +53,8 @@ struct SpmvBlockFunctor<Exec, CsrMatrix<S, O, Off, D>, XView, YView, K>
   static constexpr bool has_vector_kernel = true;
   static constexpr bool has_lane_kernel = true;
 
-  KOKKOS_INLINE_FUNCTION void operator()(LaneTag, const typename Base::team_member& team) const {
-    this->for_lane_rows(team, [&](const O row, const int c) {
+  KOKKOS_INLINE_FUNCTION void operator()(LaneTag, const std::int64_t t) const {
+    this->for_lane(t, [&](const O row, const int c) {
       return strided_row_sum<4>(this->A.row_ptr(row), this->A.row_ptr(row + 1), 0, 1, [&](const Off k) {
         return load_once(this->A.values(k)) * this->x(load_once(this->A.col_idx(k)), c);
       });
