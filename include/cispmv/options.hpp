@@ -23,7 +23,7 @@ enum class StageReferenceX {
 
 /// How a multi-vector product (rank-2 X and Y, k columns) spreads its columns over threads.
 enum class BlockShape {
-  automatic,  ///< lanes on GPUs for the formats that have that shape (CSR, csell), rows elsewhere
+  automatic,  ///< lanes on GPUs for 8 or more columns in the formats that have that shape (CSR, csell), else rows
   rows,       ///< a thread (or, with Kernel::vector, a vector of lanes) per row keeps the k sums in registers
   lanes       ///< a lane per column: k lanes (rounded up to a power of two) share each row; on a GPU they
               ///< decode each entry once in step and load the entry's k values of X in one coalesced read

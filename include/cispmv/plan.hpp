@@ -85,15 +85,15 @@ class SpmvPlan {
     label_ = std::string("cispmv::spmv[") + Matrix::format_name + "," + kernel_name(kernel_) + "]";
     if (kernel_ == Kernel::vector) plan_vector_launch();
     block_shape_ = opts.block_shape;
-    if (block_shape_ == BlockShape::automatic)
-      block_shape_ = impl::is_gpu_space_v<Exec> && has_lane_kernel() ? BlockShape::lanes : BlockShape::rows;
+    if (block_shape_ == BlockShape::automatic && !(impl::is_gpu_space_v<Exec> && has_lane_kernel()))
+      block_shape_ = BlockShape::rows;
     if (block_shape_ == BlockShape::lanes && !has_lane_kernel()) {
       throw std::invalid_argument(std::string("cispmv::SpmvPlan: format '") + Matrix::format_name +
                                   "' has no lane shape for several vectors (CSR and csell have); use "
                                   "BlockShape::rows or automatic");
     }
     block_label_ = std::string("cispmv::spmv_block[") + Matrix::format_name + "," +
-                   (block_shape_ == BlockShape::lanes ? "lanes" : kernel_name(kernel_)) + "]";
+                   (block_shape_ == BlockShape::rows ? kernel_name(kernel_) : block_shape_name(block_shape_)) + "]";
   }
 
   /// y = beta*y + alpha*A*x on the plan's execution space instance (asynchronous, like any Kokkos
@@ -169,7 +169,9 @@ class SpmvPlan {
   const SpmvOptions& options() const { return opts_; }
   /// The kernel shape the plan runs (never Kernel::automatic).
   Kernel kernel() const { return kernel_; }
-  /// How rank-2 products spread their columns (never BlockShape::automatic).
+  /// How rank-2 products spread their columns: rows or lanes as asked for (or resolved on the host);
+  /// automatic only on GPUs for formats with the lane shape: lanes for 8 or more columns, rows for
+  /// fewer (impl::gpu_lane_min_columns).
   BlockShape block_shape() const { return block_shape_; }
   /// Vector kernels: rows per team, rows a team works on concurrently, lanes per row, unroll factor.
   int rows_per_team() const { return shape_.rows_per_team; }
@@ -338,7 +340,9 @@ class SpmvPlan {
     using F = impl::SpmvBlockFunctor<Exec, Matrix, XView, YView, K>;
     F f(A_, x, y, alpha, beta, first, columns);
     if constexpr (F::has_lane_kernel) {
-      if (block_shape_ == BlockShape::lanes) {  // a lane per column, lanes a power of two
+      if (block_shape_ == BlockShape::lanes ||
+          (block_shape_ == BlockShape::automatic && columns >= impl::gpu_lane_min_columns)) {
+        // a lane per column, lanes a power of two
         while ((1 << f.lane_shift) < columns) ++f.lane_shift;
         Kokkos::parallel_for(block_label_,
                              Kokkos::RangePolicy<Exec, impl::LaneTag, Kokkos::IndexType<std::int64_t>>(
