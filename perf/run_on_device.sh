@@ -4,7 +4,7 @@
 #
 #   perf/run_on_device.sh STAGE... (stages: build test run bench bench-quick bench-large bench-fci bench-fci-large
 #                                   bench-host bench-host-large ci-matrix ci-e2e bench-blocks bench-blocks-large
-#                                   mpi ncu ncu-csell report
+#                                   mpi ci-roots ncu ncu-csell ncu-blocks report
 #                                   build-kokkos4 test-kokkos4 bench-kokkos4)
 #
 # The *-kokkos4 stages do the same against Kokkos 4.6.01 + Kokkos Kernels 4.6.02 (preset cuda-kokkos4),
@@ -96,6 +96,24 @@ for stage in "$@"; do
         --out-dir "$RES" --benchmark_filter='kokkos|cusparse|/csr/|/ell/|/ellr/scalar|/sell/|/sellr/scalar|/hybrid/vector/iter|/hybrid16/vector|/csell/' \
         >"$RES/bench-h2o_631g.txt" 2>&1
       echo "exit code $?" | tee -a "$RES/log.txt" ;;
+    ncu-blocks)
+      log "ncu: csell's single-vector kernel and its lane-shape block kernel at k = 8 on the frozen-core FCI Hamiltonian"
+      ncu --clock-control none --target-processes all --kernel-name-base demangled -k regex:'SpmvFunctor|SpmvBlockFunctor' \
+        --launch-count 4 --section SpeedOfLight --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
+        --section Occupancy --section WarpStateStats "$bench" --matrix fcidump:unit_tests/data/h2o_631g_fc.fcidump:8:all-irreps \
+        --vectors 8 --iterations 1 --repetitions 1 --out-dir /tmp --benchmark_filter='block/k:8/csell/lanes|device/csell/scalar' \
+        >"$RES/ncu-blocks.txt" 2>&1
+      echo "exit code $?" | tee -a "$RES/log.txt" ;;
+    ci-roots)
+      log "cispmv ci, H2O/6-31G full CI: the automatic choice for 1, 5 and 10 roots (products + conversion), and CSR"
+      for run in "--roots 1" "--roots 5" "--roots 10" "--roots 10 --format csr" "--roots 10 --format csell"; do
+        tag=$(echo "$run" | tr -d ' -')
+        /usr/bin/time -v "$cli" ci unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps $run --json "$RES/ci-$tag.json" \
+          >"$RES/ci-$tag.txt" 2>"$RES/ci-$tag.time"
+        echo "ci $run: exit code $?" | tee -a "$RES/log.txt"
+        grep -E "Elapsed" "$RES/ci-$tag.time" | tee -a "$RES/log.txt"
+        grep -E "^automatic|^timings|^total" "$RES/ci-$tag.txt" | tee -a "$RES/log.txt"
+      done ;;
     ncu-csell)
       log "ncu: csell and sell kernels on the frozen-core FCI Hamiltonian"
       ncu --clock-control none --target-processes all --kernel-name-base demangled -k regex:'SpmvFunctor' \

@@ -427,6 +427,21 @@ TEST(ChooseFormat, ChoosesTheCheapestModelOnTheHostAndEstimatesTheCompressedSize
   // ~2.8x fewer bytes than CSR, but at 0.26 / 0.85 of its bandwidth (csell's host kernel waits on its
   // gathers, measured): CSR by the host model; on a GPU (0.5 / 0.5 with enough rows) csell would win
   EXPECT_EQ(host.format, Format::csr) << host.summary();
+  // for a solver's products the conversion counts too: every candidate but CSR carries its cost
+  const FormatChoice solver = choose_format<Kokkos::DefaultHostExecutionSpace>(A, 32, 15.0);
+  EXPECT_EQ(solver.products, 15.0);
+  for (std::size_t i = 1; i < solver.candidates.size(); ++i) {
+    EXPECT_LE(solver.candidates[i - 1].cost(15.0), solver.candidates[i].cost(15.0)) << solver.summary();
+  }
+  const double csr_bytes = static_cast<double>(A.nnz()) * 12.0;
+  for (const auto& c : solver.candidates) {
+    if (c.format == Format::csr) {
+      EXPECT_EQ(c.setup, 0.0);
+    } else {
+      EXPECT_GT(c.setup, 10.0 * csr_bytes) << solver.summary();
+    }
+  }
+  EXPECT_NE(solver.summary().find("15 products + conversion"), std::string::npos) << solver.summary();
   EXPECT_THROW(choose_format<Kokkos::DefaultHostExecutionSpace>(A, 0), std::invalid_argument);
   const FormatChoice empty = choose_format<Kokkos::DefaultHostExecutionSpace>(HostCsr("empty", 0, 0, 0));
   EXPECT_EQ(empty.format, Format::csr);

@@ -26,7 +26,11 @@ struct FormatEstimate {
   Kernel kernel;
   double bytes = 0;       ///< bytes one y = A*x reads and writes (format arrays, padding, x, y)
   double efficiency = 0;  ///< fraction of the copy bandwidth its kernel reaches (measured, see below)
+  double setup = 0;       ///< building it from the CSR, in bytes moved at the copy bandwidth (see below)
+  /// One product, in bytes at the copy bandwidth.
   double cost() const { return bytes / efficiency; }
+  /// `products` products and the conversion (products == 0: one product, no conversion).
+  double cost(double products) const { return products > 0 ? products * cost() + setup : cost(); }
 };
 
 /// What choose_format decided, from which estimates, and what deciding cost.
@@ -34,6 +38,7 @@ struct FormatChoice {
   Format format = Format::csr;
   Kernel kernel = Kernel::automatic;
   std::vector<FormatEstimate> candidates;  ///< every format considered, the chosen one first
+  double products = 0;                     ///< the products the choice was made for (0: per product)
   double seconds = 0;                      ///< the time the choice took (sampling the values)
   std::string summary() const;
 };
@@ -71,6 +76,23 @@ double kernel_efficiency(Format f, double rows) {
   }
 }
 
+/// What building a format from a CSR costs on Exec, in CSR reads (the conversion's time over the time
+/// one read of the CSR takes at the copy bandwidth), measured: on a GPU csell is encoded where the CSR
+/// lives, 124 reads (H100: 0.54 s for the 13.1 GB all-electron FCI Hamiltonian, whose read takes 4.4
+/// ms; perf/results/2026-11-23-h100/), and the other formats go through a host copy, ~4,600 reads (csell
+/// that way took 20.4 s, same results); on the host csell takes ~80 reads (2 cores: 2.2 s for the 1.2
+/// GB frozen-core one, read in 28 ms at the copy bandwidth; perf/results/2026-11-23-debian-2core/), and
+/// Sliced ELLPACK and the hybrid format, one O(nnz) pass as well, are taken as csell's. CSR costs nothing.
+template <class Exec>
+double conversion_reads(Format f) {
+  if (f == Format::csr) return 0.0;
+  if constexpr (is_gpu_space_v<Exec>) {
+    return f == Format::csell ? 124.0 : 4600.0;
+  } else {
+    return 80.0;
+  }
+}
+
 /// Slots of a sliced layout (Sliced ELLPACK, csell) with `slice_height` rows per slice, from a CSR row
 /// map in host memory: the sum over slices of height x the slice's longest row. O(rows).
 template <class RowPtr>
@@ -99,8 +121,13 @@ double padded_slots(const HostCsrMatrix<Scalar, int, Offset>& A, int slice_heigh
 /// Bytes are exact for CSR and Sliced ELLPACK (from the row lengths, O(rows)) and estimated for csell
 /// from its slice widths and the value table's coverage on a sample of at most 2^20 values. ELLPACK(-R)
 /// is never a candidate (its padding to the longest row only adds bytes to Sliced ELLPACK's).
+///
+/// `products` > 0: the choice for that many products of a matrix that is now a CSR, conversion included
+/// (impl::conversion_reads): what a solver wants (`cispmv ci` asks for 15 per root, Davidson's usual
+/// count); 0 (the default): the fastest product alone, what a benchmark or a long-lived plan wants.
 template <class Exec, class Scalar, class Offset, class Device>
-FormatChoice choose_format(const CsrMatrix<Scalar, int, Offset, Device>& A, int slice_height = 32) {
+FormatChoice choose_format(const CsrMatrix<Scalar, int, Offset, Device>& A, int slice_height = 32,
+                           double products = 0) {
   if (slice_height <= 0) {
     throw std::invalid_argument("cispmv::choose_format: slice_height must be positive, got " +
                                 std::to_string(slice_height));
@@ -127,18 +154,21 @@ FormatChoice choose_format(const CsrMatrix<Scalar, int, Offset, Device>& A, int 
                        (uses_table ? table.size() * sizeof(Scalar) : 0.0);
 
   FormatChoice choice;
-  auto add = [&](Format f, Kernel k, double bytes) {
-    choice.candidates.push_back({f, k, bytes + vectors, impl::kernel_efficiency<Exec>(f, rows)});
-  };
+  choice.products = products;
   const double csr = nnz * (sizeof(Scalar) + sizeof(int)) + (rows + 1) * sizeof(Offset);
+  auto add = [&](Format f, Kernel k, double bytes) {
+    choice.candidates.push_back(
+        {f, k, bytes + vectors, impl::kernel_efficiency<Exec>(f, rows), impl::conversion_reads<Exec>(f) * csr});
+  };
   add(Format::csr, impl::is_gpu_space_v<Exec> ? Kernel::vector : Kernel::scalar, csr);
   // the hybrid format stores the same entries (BOUNDARY <= the shortest row pads nothing)
   if (impl::is_gpu_space_v<Exec>) add(Format::hybrid, Kernel::vector, csr + rows * sizeof(int));
   add(Format::sell, Kernel::scalar,
       padded * (sizeof(Scalar) + sizeof(int)) + (padded / slice_height + 1) * sizeof(Offset));
   add(Format::csell, Kernel::scalar, csell);
-  std::stable_sort(choice.candidates.begin(), choice.candidates.end(),
-                   [](const FormatEstimate& a, const FormatEstimate& b) { return a.cost() < b.cost(); });
+  std::stable_sort(
+      choice.candidates.begin(), choice.candidates.end(),
+      [products](const FormatEstimate& a, const FormatEstimate& b) { return a.cost(products) < b.cost(products); });
   choice.format = choice.candidates.front().format;
   choice.kernel = choice.candidates.front().kernel;
   choice.seconds = timer.seconds();
@@ -146,10 +176,14 @@ FormatChoice choose_format(const CsrMatrix<Scalar, int, Offset, Device>& A, int 
 }
 
 inline std::string FormatChoice::summary() const {
-  std::string s = std::string(format_info(format).name) + " " + kernel_name(kernel) + " (model: bytes / efficiency;";
+  std::string s = std::string(format_info(format).name) + " " + kernel_name(kernel) + " (model: bytes / efficiency";
+  if (products > 0) s += ", " + std::to_string(static_cast<long long>(products)) + " products + conversion";
+  s += ";";
   for (const auto& c : candidates) {
     s += " " + std::string(format_info(c.format).name) + " " + std::to_string(c.bytes / 1e6).substr(0, 8) + " MB / " +
-         std::to_string(c.efficiency).substr(0, 4) + ";";
+         std::to_string(c.efficiency).substr(0, 4);
+    if (products > 0 && c.setup > 0) s += " + " + std::to_string(c.setup / 1e9).substr(0, 6) + " GB to convert";
+    s += ";";
   }
   s += " chosen in " + std::to_string(seconds).substr(0, 6) + " s)";
   return s;

@@ -353,7 +353,8 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
   int status = 0;
   Format format = Format::csr;
   if (options.format == "auto") {
-    const FormatChoice choice = choose_format<Exec>(H_exec);  // from the row lengths and sampled values
+    // for Davidson's ~15 products per root, conversion included (from the row lengths and sampled values)
+    const FormatChoice choice = choose_format<Exec>(H_exec, 32, 15.0 * options.roots);
     format = choice.format;
     out << "automatic format choice: " << choice.summary() << "\n";
   } else {
