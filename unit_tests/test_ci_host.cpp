@@ -866,6 +866,29 @@ TEST(CiHost, RunAndStatsRefuseOptionsThatCannotWork) {
     EXPECT_NE(report.str().find("skipped: ell: needs ~480 GB"), std::string::npos) << report.str();
     EXPECT_NE(report.str().find("all kernels PASS (1 format(s) skipped)"), std::string::npos) << report.str();
   }
+  {  // a format that cannot hold the matrix (hybrid16: a reference-region column beyond 16 bits) is
+     // skipped with the converter's reason; the others still run
+    cispmv::CooMatrix<double, int> coo;
+    coo.num_rows = 4;
+    coo.num_cols = 70000;
+    for (int r = 0; r < 4; ++r) {
+      coo.row_idx.insert(coo.row_idx.end(), {r, r});
+      coo.col_idx.insert(coo.col_idx.end(), {r, 69990 + r});
+      coo.values.insert(coo.values.end(), {1.0, 2.0});
+    }
+    const std::string path = ::testing::TempDir() + "cispmv_wide.cispmv";
+    cispmv::write_matrix(path, cispmv::from_coo(coo));
+    cispmv::app::RunOptions wide;
+    wide.matrix = path;
+    wide.formats = {"csr", "hybrid16"};
+    wide.boundary = 2;
+    wide.repetitions = 1;
+    wide.baseline = false;
+    std::ostringstream report;
+    EXPECT_EQ(cispmv::app::run_command(wide, report), 0);
+    EXPECT_NE(report.str().find("skipped: hybrid16: "), std::string::npos) << report.str();
+    EXPECT_NE(report.str().find("16-bit"), std::string::npos) << report.str();
+  }
   // --json -: the JSON alone on stdout, no text report mixed into it
   cispmv::app::RunOptions quiet;
   quiet.matrix = data_path("paper_6x5.mtx");

@@ -61,7 +61,8 @@ double kernel_efficiency(Format f, double rows) {
     const double parallel = std::min(1.0, rows / 3.0e5);
     switch (f) {
       case Format::csr: return 0.5;
-      case Format::hybrid: return 0.6;
+      case Format::hybrid:
+      case Format::hybrid16: return 0.6;
       case Format::sell: return 0.8 * parallel;
       case Format::csell: return 0.5 * parallel;
       default: return 0.5;
@@ -115,7 +116,7 @@ double padded_slots(const HostCsrMatrix<Scalar, int, Offset>& A, int slice_heigh
 
 }  // namespace impl
 
-/// Chooses the format (CSR, the hybrid format on GPUs, Sliced ELLPACK or Compressed Sliced ELLPACK)
+/// Chooses the format (CSR, the hybrid format and hybrid16 on GPUs, Sliced ELLPACK or Compressed Sliced ELLPACK)
 /// and kernel for y = A*x on
 /// execution space Exec, by the model time = bytes moved / kernel efficiency (impl::kernel_efficiency).
 /// Bytes are exact for CSR and Sliced ELLPACK (from the row lengths, O(rows)) and estimated for csell
@@ -161,8 +162,17 @@ FormatChoice choose_format(const CsrMatrix<Scalar, int, Offset, Device>& A, int 
         {f, k, bytes + vectors, impl::kernel_efficiency<Exec>(f, rows), impl::conversion_reads<Exec>(f) * csr});
   };
   add(Format::csr, impl::is_gpu_space_v<Exec> ? Kernel::vector : Kernel::scalar, csr);
-  // the hybrid format stores the same entries (BOUNDARY <= the shortest row pads nothing)
-  if (impl::is_gpu_space_v<Exec>) add(Format::hybrid, Kernel::vector, csr + rows * sizeof(int));
+  // the hybrid format stores the same entries (BOUNDARY <= the shortest row pads nothing); with fewer
+  // than 65,535 columns its reference region's columns fit 16 bits (hybrid16): 2 bytes less for each
+  // of at least rows x the shortest row's entries (the automatic BOUNDARY)
+  if (impl::is_gpu_space_v<Exec>) {
+    add(Format::hybrid, Kernel::vector, csr + rows * sizeof(int));
+    if (A.num_cols < 65535) {
+      std::size_t shortest = row_ptr(1) - row_ptr(0);
+      for (int r = 1; r < A.num_rows; ++r) shortest = std::min<std::size_t>(shortest, row_ptr(r + 1) - row_ptr(r));
+      add(Format::hybrid16, Kernel::vector, csr + rows * sizeof(int) - 2.0 * rows * static_cast<double>(shortest));
+    }
+  }
   add(Format::sell, Kernel::scalar,
       padded * (sizeof(Scalar) + sizeof(int)) + (padded / slice_height + 1) * sizeof(Offset));
   add(Format::csell, Kernel::scalar, csell);

@@ -353,8 +353,10 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
   int status = 0;
   Format format = Format::csr;
   if (options.format == "auto") {
-    // for Davidson's ~15 products per root, conversion included (from the row lengths and sampled values)
-    const FormatChoice choice = choose_format<Exec>(H_exec, 32, 15.0 * options.roots);
+    // for Davidson's reads of the matrix, conversion included (from the row lengths and sampled values):
+    // the block Davidson reads it once per iteration whatever the roots (H2O/6-31G full CI: 14, 17 and
+    // 20 reads for 1, 5 and 10 roots), and block products gain less from fewer bytes than single ones
+    const FormatChoice choice = choose_format<Exec>(H_exec, 32, davidson_reads);
     format = choice.format;
     out << "automatic format choice: " << choice.summary() << "\n";
   } else {

@@ -11,6 +11,10 @@
 
 namespace cispmv::app {
 
+/// Reads of the matrix `--format auto` plans for: a Davidson solve's iterations (H2O/6-31G full CI on
+/// an H100, perf/results/2026-11-23-h100-session3/: 14, 17 and 20 for 1, 5 and 10 roots).
+inline constexpr double davidson_reads = 20.0;
+
 /// "full CI", "CISD", ... for a space.
 inline std::string method_name(const ci::DeterminantSpace& space) {
   const int full = std::min(space.num_alpha, space.num_orbitals - space.num_alpha) +

@@ -180,7 +180,7 @@ int ci_distributed(const CiCommandOptions& options, std::ostream& text_out, MPI_
   int format_id = 0;
   if (options.format == "auto") {
     if (rank == 0) {
-      const FormatChoice choice = choose_format<Exec>(H.local, 32, 15.0 * options.roots);
+      const FormatChoice choice = choose_format<Exec>(H.local, 32, davidson_reads);
       format_id = static_cast<int>(choice.format);
       out << "automatic format choice (rank 0's block): " << choice.summary() << "\n";
     }

@@ -92,6 +92,10 @@ class Runner {
             fmt::format("{}: out of host memory while building it (~{})", info.name, format_bytes(need));
         std::cerr << "  skipped " << why << "\n";
         report.skipped.push_back(why);
+      } catch (const std::invalid_argument& e) {  // a format that cannot hold this matrix, e.g. hybrid16's
+        const std::string why = fmt::format("{}: {}", info.name, e.what());  // columns beyond 16 bits
+        std::cerr << "  skipped " << why << "\n";
+        report.skipped.push_back(why);
       }
     }
   }
