@@ -17,8 +17,8 @@ int main(int argc, char* argv[]) {
     coo.row_idx = {0, 1, 1, 2, 2, 3, 4, 5};
     coo.col_idx = {0, 2, 4, 1, 4, 2, 3, 5};
     coo.values = {1, 2, 3, 4, 5, 6, 7, 8};
-    const auto part = cispmv::mpi::RowPartition::even(6, cispmv::mpi::size_of(MPI_COMM_WORLD),
-                                                      cispmv::mpi::rank_of(MPI_COMM_WORLD));
+    const auto part =
+        cispmv::mpi::RowPartition::even(6, cispmv::mpi::size_of(MPI_COMM_WORLD), cispmv::mpi::rank_of(MPI_COMM_WORLD));
     cispmv::CooMatrix<double, int> mine;  // this rank's rows, all columns
     mine.num_rows = static_cast<int>(part.local_rows());
     mine.num_cols = 6;
@@ -31,7 +31,7 @@ int main(int argc, char* argv[]) {
     }
     const auto A = cispmv::to_device<Exec>(cispmv::from_coo(mine));
     const cispmv::mpi::DistributedSpmvPlan<Exec, std::remove_const_t<decltype(A)>> plan(Exec(), MPI_COMM_WORLD, part,
-                                                                                         A);
+                                                                                        A);
     Kokkos::View<double*> x("x", part.local_rows()), y("y", part.local_rows());
     auto hx = Kokkos::create_mirror_view(x);
     for (int i = 0; i < part.local_rows(); ++i) hx(i) = static_cast<double>(part.first() + i + 1);
