@@ -303,10 +303,7 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
     mem.converted = !converts                                               ? 0.0
                     : options.format == "csell" || options.format == "auto" ? 0.45 * mem.matrix
                                                                             : mem.matrix;
-    const int subspace = std::max(24, 8 * options.roots);
-    // V, AV, residuals, restart scratch, and the row-major blocks of the block products (roots > 1)
-    const double blocks = options.roots > 1 ? 2.0 * std::min(16, options.roots) : 0.0;
-    mem.davidson = (2.0 * subspace + 4.0 * options.roots + 4.0 + blocks) * rows_d * sizeof(double);
+    mem.davidson = davidson_vector_bytes(options.roots, rows_d);
     out << "memory estimate: matrix " << format_bytes(mem.matrix) << " in CSR (~" << std::setprecision(3) << nnz / 1e6
         << std::defaultfloat << "M nonzeros), solver " << format_bytes(mem.davidson) << "; available: host "
         << format_bytes(host_have) << (on_host ? "" : ", device " + format_bytes(device_have)) << std::endl;
@@ -442,12 +439,7 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
                       {"space", timings.space},     {"hamiltonian", timings.hamiltonian},
                       {"convert", timings.convert}, {"davidson", res.davidson_seconds},
                       {"spmv", res.spmv_seconds},   {"total", total_timer.seconds()}};
-    if (options.json == "-") {
-      text_out << j.dump(2) << std::endl;
-    } else {
-      std::ofstream f(options.json, std::ios::trunc);
-      if (!(f << j.dump(2) << "\n")) throw std::runtime_error("cispmv ci: cannot write " + options.json);
-    }
+    write_ci_json(j, options.json, text_out);
   }
   return status;
 }

@@ -76,9 +76,9 @@ int solve_distributed(MPI_Comm comm, const mpi::RowPartition& partition, const M
   mine.local_seconds = plan.timing().local_seconds;
   mine.exchange_seconds = plan.timing().exchange_seconds;
   mine.received_bytes = plan.timing().bytes_received;
-  const int subspace = std::max(24, 8 * options.roots);
-  mine.vector_bytes = (2.0 * subspace + 4.0 * options.roots + 4.0) * static_cast<double>(partition.local_rows()) * 8.0 +
-                      static_cast<double>(partition.global_rows) * 8.0 * std::min(16, options.roots);
+  // this rank's Davidson vectors, and the global x (up to 16 columns) each product assembles
+  mine.vector_bytes = davidson_vector_bytes(options.roots, static_cast<double>(partition.local_rows())) +
+                      static_cast<double>(partition.global_rows) * sizeof(double) * std::min(16, options.roots);
   out << "  iterations " << result.iterations << ", restarts " << result.restarts << ", products " << result.num_spmv
       << ", " << (result.converged ? "converged" : "NOT converged") << "\n";
   out << "  root       eigenvalue (Eh)     total energy (Eh)   residual\n";
@@ -255,12 +255,7 @@ int ci_distributed(const CiCommandOptions& options, std::ostream& text_out, MPI_
     j["matrix"] = {{"nonzeros", nnz_total}, {"built_on", Exec::name()}, {"build_seconds", build_all}};
     j["per_rank"] = per_rank;
     j["timings_s"] = {{"total", seconds}};
-    if (options.json == "-") {
-      text_out << j.dump(2) << std::endl;
-    } else {
-      std::ofstream f(options.json, std::ios::trunc);
-      if (!(f << j.dump(2) << "\n")) throw std::runtime_error("cispmv ci: cannot write " + options.json);
-    }
+    write_ci_json(j, options.json, text_out);
   }
   return status;
 }

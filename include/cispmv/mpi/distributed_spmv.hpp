@@ -281,8 +281,8 @@ class DistributedSpmvPlan {
   /// The global x of a product: global_rows x width, row-major, over buffer_ (rank-1 products: width 1).
   using Full = Kokkos::View<value_type**, Kokkos::LayoutRight, memory_space, Unmanaged>;
   using Vector = Kokkos::View<value_type*, memory_space, Unmanaged>;
+  using HostFull = Kokkos::View<value_type**, Kokkos::LayoutRight, Kokkos::HostSpace, Unmanaged>;
   using Buffer = Kokkos::View<value_type*, memory_space>;
-  using Packed = Kokkos::View<value_type**, Kokkos::LayoutRight, memory_space>;
   using Index = Kokkos::View<std::int64_t*, memory_space>;
 
   /// buffer_ as the global x (global_rows x width, row-major) with this rank's columns first ..
@@ -290,10 +290,7 @@ class DistributedSpmvPlan {
   template <class XView>
   void assemble(const XView& x, std::size_t first, std::size_t width) const {
     const std::size_t n = static_cast<std::size_t>(part_.global_rows);
-    if (buffer_.extent(0) < n * width) {
-      buffer_ = Buffer();  // the old one goes first
-      buffer_ = Buffer(Kokkos::view_alloc(exec_, "cispmv::mpi::x_full", Kokkos::WithoutInitializing), n * width);
-    }
+    reserve(buffer_, n * width, "cispmv::mpi::x_full");
     const Full full(buffer_.data(), n, width);
     const auto own = Kokkos::subview(
         full, Kokkos::make_pair(static_cast<std::size_t>(part_.first()), static_cast<std::size_t>(part_.end())),
@@ -324,10 +321,8 @@ class DistributedSpmvPlan {
       return;
     }
     // host staging: this rank's part to the host, the collective there, the whole vector back
-    if (host_buffer_.extent(0) < full.size())
-      host_buffer_ = typename Buffer::HostMirror("cispmv::mpi::x_host", full.size());
-    const Kokkos::View<value_type**, Kokkos::LayoutRight, Kokkos::HostSpace, Unmanaged> host(host_buffer_.data(),
-                                                                                             full.extent(0), width);
+    reserve(host_buffer_, full.size(), "cispmv::mpi::x_host");
+    const HostFull host(host_buffer_.data(), full.extent(0), width);
     const auto mine = std::make_pair(static_cast<std::size_t>(part_.first()), static_cast<std::size_t>(part_.end()));
     Kokkos::deep_copy(Kokkos::subview(host, mine, Kokkos::ALL()), Kokkos::subview(full, mine, Kokkos::ALL()));
     check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, host.data(), counts.data(), displs.data(), mpi_type(),
@@ -385,11 +380,9 @@ class DistributedSpmvPlan {
   void halo(const Full& full) const {
     const std::size_t width = full.extent(1);
     const std::size_t nsend = send_rows_.extent(0), nrecv = recv_rows_.extent(0);
-    if (send_buf_.extent(0) != nsend || send_buf_.extent(1) != width)
-      send_buf_ = Packed(Kokkos::view_alloc("cispmv::mpi::halo_send", Kokkos::WithoutInitializing), nsend, width);
-    if (recv_buf_.extent(0) != nrecv || recv_buf_.extent(1) != width)
-      recv_buf_ = Packed(Kokkos::view_alloc("cispmv::mpi::halo_recv", Kokkos::WithoutInitializing), nrecv, width);
-    const auto send = send_buf_, recv = recv_buf_;
+    reserve(send_buf_, nsend * width, "cispmv::mpi::halo_send");
+    reserve(recv_buf_, nrecv * width, "cispmv::mpi::halo_recv");
+    const Full send(send_buf_.data(), nsend, width), recv(recv_buf_.data(), nrecv, width);
     const auto send_rows = send_rows_, recv_rows = recv_rows_;
     const std::int64_t first = part_.first();
     impl::gather_rows(exec_, full, send_rows, first, send);
@@ -404,14 +397,25 @@ class DistributedSpmvPlan {
                           comm_),
             "MPI_Alltoallv");
     } else {
-      const auto hs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), send);
-      auto hr = Kokkos::create_mirror_view(recv);
+      reserve(host_send_, nsend * width, "cispmv::mpi::halo_send_host");
+      reserve(host_recv_, nrecv * width, "cispmv::mpi::halo_recv_host");
+      const HostFull hs(host_send_.data(), nsend, width), hr(host_recv_.data(), nrecv, width);
+      Kokkos::deep_copy(hs, send);
       check(MPI_Alltoallv(hs.data(), sc.data(), sd.data(), mpi_type(), hr.data(), rc.data(), rd.data(), mpi_type(),
                           comm_),
             "MPI_Alltoallv");
       Kokkos::deep_copy(recv, hr);
     }
     impl::scatter_rows(exec_, recv, recv_rows, full);
+  }
+
+  /// b holds at least n entries afterwards: buffers grow and are kept (a solve's products alternate
+  /// between one vector and a block of them; nothing is allocated per product once the widest came).
+  template <class B>
+  static void reserve(B& b, std::size_t n, const char* label) {
+    if (b.extent(0) >= n) return;
+    b = B();  // the old one goes first
+    b = B(Kokkos::view_alloc(std::string(label), Kokkos::WithoutInitializing), n);
   }
 
   static MPI_Datatype mpi_type() { return std::is_same_v<value_type, double> ? MPI_DOUBLE : MPI_FLOAT; }
@@ -427,7 +431,8 @@ class DistributedSpmvPlan {
   Index send_rows_, recv_rows_;                      // halo: local rows to send (grouped by rank), global rows received
   mutable Buffer buffer_;                            // the global x of a product (see assemble)
   mutable typename Buffer::HostMirror host_buffer_;  // its host copy, when staging
-  mutable Packed send_buf_, recv_buf_;               // halo: packed entries
+  mutable Buffer send_buf_, recv_buf_;               // halo: packed entries
+  mutable typename Buffer::HostMirror host_send_, host_recv_;  // their host copies, when staging
   mutable DistributedTiming timing_;
 };
 

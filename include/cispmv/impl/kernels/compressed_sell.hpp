@@ -174,78 +174,21 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
   SpmvBlockFunctor(const Matrix& A_, const XView& x_, const YView& y_, S alpha_, S beta_, int first_, int columns_)
       : Base(A_, x_, y_, alpha_, beta_, first_, columns_), table(A_.value_table) {}
 
-  /// The lane shape: the single-vector kernel's walk of a row (unrolled by 4), one column of X per lane.
+  /// The lane shape: one column of X per lane, the row's entries 4 at a time.
   KOKKOS_INLINE_FUNCTION void operator()(LaneTag, const std::int64_t t) const {
     this->for_lane(t, [&](const O row, const int c) {
-      const Matrix& A = this->A;
-      const O h = A.slice_height;
-      const O s = row / h;
-      const Off step = static_cast<Off>(h);
-      Off idx = A.slice_ptr(s) + static_cast<Off>(row - s * h);
-      const O length = A.row_length(row);
-      O col = A.first_col(row);
       S sum = 0;
-      constexpr O unroll = 4;
-      O k = 0;
-      for (; k + unroll <= length; k += unroll, idx += unroll * step) {
-        std::uint16_t d[unroll];
-        S v[unroll];
-        O cols[unroll];
-        for (O u = 0; u < unroll; ++u) {
-          d[u] = load_once(A.col_delta(idx + u * step));
-          v[u] = A.uses_table ? table(load_once(A.value_index(idx + u * step)))
-                              : load_once(A.inline_values(idx + u * step));
-        }
-        for (O u = 0; u < unroll; ++u) cols[u] = col += static_cast<O>(d[u]);
-        for (O u = 0; u < unroll; ++u) {
-          if (d[u] != Matrix::jump_delta) sum += v[u] * this->x(cols[u], c);
-        }
-      }
-      for (; k < length; ++k, idx += step) {
-        const std::uint16_t d = load_once(A.col_delta(idx));
-        col += static_cast<O>(d);
-        if (d != Matrix::jump_delta)
-          sum +=
-              (A.uses_table ? table(load_once(A.value_index(idx))) : load_once(A.inline_values(idx))) * this->x(col, c);
-      }
-      const Off rest_end = A.rest_row_ptr(row + 1);
-      for (Off r = A.rest_row_ptr(row); r < rest_end; ++r) sum += A.rest_values(r) * this->x(A.rest_col_idx(r), c);
+      walk_row<4>(row, [&](const S v, const O col) { sum += v * this->x(col, c); });
       return sum;
     });
   }
 
+  /// Thread per row: each entry decoded once for the K columns (two entries' loads in flight).
   KOKKOS_INLINE_FUNCTION void operator()(const O row) const {
-    const Matrix& A = this->A;
-    const O h = A.slice_height;
-    const O s = row / h;
-    const Off step = static_cast<Off>(h);
-    Off idx = A.slice_ptr(s) + static_cast<Off>(row - s * h);
-    const O length = A.row_length(row);
-    O col = A.first_col(row);
     S sum[K];
     for (int j = 0; j < K; ++j) sum[j] = 0;
-    constexpr O unroll = 2;  // two entries' loads in flight before their K gathers
-    O k = 0;
-    for (; k + unroll <= length; k += unroll, idx += unroll * step) {
-      std::uint16_t d[unroll];
-      S v[unroll];
-      for (O u = 0; u < unroll; ++u) {
-        d[u] = load_once(A.col_delta(idx + u * step));
-        v[u] =
-            A.uses_table ? table(load_once(A.value_index(idx + u * step))) : load_once(A.inline_values(idx + u * step));
-      }
-      for (O u = 0; u < unroll; ++u) {
-        col += static_cast<O>(d[u]);
-        if (d[u] != Matrix::jump_delta) this->add(sum, v[u], col);
-      }
-    }
-    for (; k < length; ++k, idx += step) {
-      const std::uint16_t d = load_once(A.col_delta(idx));
-      col += static_cast<O>(d);
-      if (d != Matrix::jump_delta)
-        this->add(sum, A.uses_table ? table(load_once(A.value_index(idx))) : load_once(A.inline_values(idx)), col);
-    }
-    finish_row(row, sum);
+    walk_row<2>(row, [&](const S v, const O col) { this->add(sum, v, col); });
+    this->update(row, sum);
   }
 
   /// The CPU shape (see the single-vector kernel): host_lanes rows of slice s, entry k of each
@@ -278,17 +221,54 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
             this->add(sum[i], A.uses_table ? table(A.value_index(row_at + i)) : A.inline_values(row_at + i), col[i]);
         }
       }
-      for (int i = 0; i < n; ++i) finish_row(first_row + l0 + i, sum[i]);
+      for (int i = 0; i < n; ++i) {
+        walk_rest(first_row + l0 + i, [&](const S v, const O col) { this->add(sum[i], v, col); });
+        this->update(first_row + l0 + i, sum[i]);
+      }
     }
   }
 
  private:
-  // the row's entries of the rest R, then Y
-  KOKKOS_FORCEINLINE_FUNCTION void finish_row(const O row, S* sum) const {
+  /// visit(value, column) for each entry of row `row`: its entries of C in column order, Unroll at a
+  /// time (their delta, index and table loads go out together, then their columns, then the visits,
+  /// so the gathers of X they make are independent), then its entries of R.
+  template <int Unroll, class Visit>
+  KOKKOS_FORCEINLINE_FUNCTION void walk_row(const O row, const Visit& visit) const {
+    const Matrix& A = this->A;
+    const O h = A.slice_height;
+    const O s = row / h;
+    const Off step = static_cast<Off>(h);
+    Off idx = A.slice_ptr(s) + static_cast<Off>(row - s * h);
+    const O length = A.row_length(row);
+    O col = A.first_col(row);
+    O k = 0;
+    for (; k + Unroll <= length; k += Unroll, idx += Unroll * step) {
+      std::uint16_t d[Unroll];
+      S v[Unroll];
+      O cols[Unroll];
+      for (int u = 0; u < Unroll; ++u) {
+        d[u] = load_once(A.col_delta(idx + u * step));
+        v[u] =
+            A.uses_table ? table(load_once(A.value_index(idx + u * step))) : load_once(A.inline_values(idx + u * step));
+      }
+      for (int u = 0; u < Unroll; ++u) cols[u] = col += static_cast<O>(d[u]);
+      for (int u = 0; u < Unroll; ++u) {
+        if (d[u] != Matrix::jump_delta) visit(v[u], cols[u]);
+      }
+    }
+    for (; k < length; ++k, idx += step) {
+      const std::uint16_t d = load_once(A.col_delta(idx));
+      col += static_cast<O>(d);
+      if (d != Matrix::jump_delta)
+        visit(A.uses_table ? table(load_once(A.value_index(idx))) : load_once(A.inline_values(idx)), col);
+    }
+    walk_rest(row, visit);
+  }
+  /// visit(value, column) for each entry of row `row` of the rest R.
+  template <class Visit>
+  KOKKOS_FORCEINLINE_FUNCTION void walk_rest(const O row, const Visit& visit) const {
     const Off rest_end = this->A.rest_row_ptr(row + 1);
-    for (Off k = this->A.rest_row_ptr(row); k < rest_end; ++k)
-      this->add(sum, this->A.rest_values(k), this->A.rest_col_idx(k));
-    this->update(row, sum);
+    for (Off k = this->A.rest_row_ptr(row); k < rest_end; ++k) visit(this->A.rest_values(k), this->A.rest_col_idx(k));
   }
 };
 
