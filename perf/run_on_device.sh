@@ -13,7 +13,8 @@
 #
 # Environment: RES (results folder, default perf/out; the device tool fetches one tarball of it), KOKKOS_TGZ (default .deps/kokkos-src.tgz),
 # CISPMV_COMMIT (recorded in the reports), ARCH (Kokkos arch, default HOPPER90), JOBS, TARGETS (build only
-# these targets, e.g. "cispmv_test_cuda cispmv_cli spmv_bench", where a call's time is short).
+# these targets, e.g. "cispmv_test_cuda cispmv_cli spmv_bench", where a call's time is short), BLOCK_MATRICES
+# (bench-blocks), BLOCK_VECTORS and BLOCK_FILTER (bench-blocks-large: its k and its benchmark filter).
 # Each stage appends to $RES/log.txt; numbers land in $RES as JSON / Markdown / PNG.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -165,9 +166,9 @@ for stage in "$@"; do
       done ;;
     bench-blocks-large)
       log "spmv_bench, several vectors, on H2O/6-31G all-electron full CI (1.09e9 nonzeros)"
-      timeout 300 "$bench" --matrix fcidump:unit_tests/data/h2o_631g.fcidump:10:all-irreps --vectors 1,2,4,8,16 \
+      timeout 300 "$bench" --matrix fcidump:unit_tests/data/h2o_631g.fcidump:10:all-irreps --vectors "${BLOCK_VECTORS:-1,2,4,8,16}" \
         --iterations 5 --repetitions 3 --out-dir "$RES/blocks" \
-        --benchmark_filter='block/k:[0-9]+/(csell/(lanes|rows)|kokkos|cusparse-spmm/row)|kokkos-kernels/native|cusparse-csr/default|/csell/scalar' \
+        --benchmark_filter="${BLOCK_FILTER:-block/k:[0-9]+/(csell/(lanes|rows)|kokkos|cusparse-spmm/row)|kokkos-kernels/native|cusparse-csr/default|/csell/scalar}" \
         >"$RES/bench-blocks-large.txt" 2>&1
       echo "exit code $?" | tee -a "$RES/log.txt" ;;
     mpi)

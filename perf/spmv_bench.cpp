@@ -235,6 +235,15 @@ class Suite {
         add_block_format(
             tag + "csell", [this] { return to_compressed_sell(host_); }, k, shape);
       }
+      // the lane shape with each of its widths (columns per lane; "lanes" is the automatic width)
+      if (impl::is_gpu_space_v<Exec>) {
+        for (const int per_lane : {1, 2, 4}) {
+          add_block_format(
+              tag + "csr", [this] { return host_; }, k, BlockShape::lanes, per_lane);
+          add_block_format(
+              tag + "csell", [this] { return to_compressed_sell(host_); }, k, BlockShape::lanes, per_lane);
+        }
+      }
       if (impl::is_gpu_space_v<Exec>)
         add_block_format(
             tag + "hybrid", [this] { return to_hybrid(host_); }, k, BlockShape::automatic);
@@ -332,13 +341,15 @@ class Suite {
   }
 
   template <class MakeHost>
-  void add_block_format(const std::string& label, MakeHost make_host, int k, BlockShape shape) {
+  void add_block_format(const std::string& label, MakeHost make_host, int k, BlockShape shape, int lane_columns = 0) {
     using Right = Kokkos::View<Scalar**, Kokkos::LayoutRight, Mem>;
-    add(label + "/" + block_shape_name(shape), [this, make_host, k, shape] {
+    const std::string width = lane_columns > 0 ? std::to_string(lane_columns) : "";
+    add(label + "/" + block_shape_name(shape) + width, [this, make_host, k, shape, lane_columns] {
       using DeviceMatrix = decltype(to_device<Exec>(make_host()));
       auto A = std::make_shared<DeviceMatrix>(to_device<Exec>(make_host()));
       SpmvOptions o;
       o.block_shape = shape;
+      o.lane_columns = lane_columns;
       auto plan = std::make_shared<SpmvPlan<Exec, DeviceMatrix>>(Exec(), *A, o);
       auto X = std::make_shared<Right>(block_x<Right>(k));
       auto Y = std::make_shared<Right>("Y", host_.num_rows, k);

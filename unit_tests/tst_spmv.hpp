@@ -153,6 +153,14 @@ TEST(TEST_CATEGORY, SizeMismatchThrowsWithTheSizes) {
   SpmvOptions bad;
   bad.vector_length = 3;
   EXPECT_THROW(spmv(TEST_EXECSPACE(), 1.0, A, good_x, 0.0, y, bad), std::invalid_argument);
+  SpmvOptions bad_lanes;
+  bad_lanes.lane_columns = 3;
+  try {
+    spmv(TEST_EXECSPACE(), 1.0, A, good_x, 0.0, y, bad_lanes);
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("lane_columns=3"), std::string::npos) << e.what();
+  }
 }
 
 TEST(TEST_CATEGORY, VectorKernelOnPlainEllpackIsRefused) {
@@ -406,14 +414,23 @@ TYPED_TEST(SpmvTest, SeveralVectorsAtOnceMatchTheHostOracleInEveryFormat) {
       if (Plan::has_lane_kernel()) shapes.push_back(BlockShape::lanes);  // forced: it runs on the host too
       for (Kernel kernel : kernels) {
         for (BlockShape shape : shapes) {
-          SpmvOptions opts;
-          opts.kernel = kernel;
-          opts.block_shape = shape;
-          for (int k : {1, 3, 8, 16, 21}) {
-            expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(host_format, A, opts, k, Scalar(1.5), Scalar(0));
+          // the lane shape with one column per lane and with pairs (2, 4; the odd widths 3, 5 and 21's
+          // last 5 columns take one column per lane)
+          const std::vector<int> lane_columns =
+              shape == BlockShape::lanes ? std::vector<int>{0, 1, 2, 4} : std::vector<int>{0};
+          for (int per_lane : lane_columns) {
+            SCOPED_TRACE("lane_columns " + std::to_string(per_lane));
+            SpmvOptions opts;
+            opts.kernel = kernel;
+            opts.block_shape = shape;
+            opts.lane_columns = per_lane;
+            for (int k : {1, 3, 8, 16, 21}) {
+              expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(host_format, A, opts, k, Scalar(1.5), Scalar(0));
+            }
+            expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(host_format, A, opts, 5, Scalar(1), Scalar(1));
+            expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(host_format, A, opts, 2, Scalar(-1), Scalar(-0.5));
+            expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(host_format, A, opts, 6, Scalar(-1), Scalar(-0.5));
           }
-          expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(host_format, A, opts, 5, Scalar(1), Scalar(1));
-          expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(host_format, A, opts, 2, Scalar(-1), Scalar(-0.5));
         }
       }
     });

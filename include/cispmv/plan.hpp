@@ -41,12 +41,16 @@ inline void check_options(const SpmvOptions& opts) {
                      (opts.vector_length & (opts.vector_length - 1)) == 0;
   const bool unroll_ok =
       opts.unroll == 0 || opts.unroll == 1 || opts.unroll == 2 || opts.unroll == 4 || opts.unroll == 8;
-  if (!vl_ok || opts.rows_per_team < 0 || opts.team_size < 0 || !unroll_ok) {
+  const bool lane_columns_ok =
+      opts.lane_columns == 0 || opts.lane_columns == 1 || opts.lane_columns == 2 || opts.lane_columns == 4;
+  if (!vl_ok || opts.rows_per_team < 0 || opts.team_size < 0 || !unroll_ok || !lane_columns_ok) {
     throw std::invalid_argument(
         "cispmv::SpmvPlan: vector_length must be 0 (automatic) or a power of two <= 32, rows_per_team and "
-        "team_size >= 0, and unroll 0 (automatic), 1, 2, 4 or 8; got vector_length=" +
+        "team_size >= 0, unroll 0 (automatic), 1, 2, 4 or 8, and lane_columns 0 (automatic), 1, 2 or 4; got "
+        "vector_length=" +
         std::to_string(opts.vector_length) + ", rows_per_team=" + std::to_string(opts.rows_per_team) +
-        ", team_size=" + std::to_string(opts.team_size) + ", unroll=" + std::to_string(opts.unroll));
+        ", team_size=" + std::to_string(opts.team_size) + ", unroll=" + std::to_string(opts.unroll) +
+        ", lane_columns=" + std::to_string(opts.lane_columns));
   }
 }
 
@@ -342,12 +346,14 @@ class SpmvPlan {
     if constexpr (F::has_lane_kernel) {
       if (block_shape_ == BlockShape::lanes ||
           (block_shape_ == BlockShape::automatic && columns >= impl::gpu_lane_min_columns)) {
-        // a lane per column, lanes a power of two
-        while ((1 << f.lane_shift) < columns) ++f.lane_shift;
-        Kokkos::parallel_for(block_label_,
-                             Kokkos::RangePolicy<Exec, impl::LaneTag, Kokkos::IndexType<std::int64_t>>(
-                                 exec_, 0, static_cast<std::int64_t>(A_.num_rows) << f.lane_shift),
-                             f);
+        const int per_lane = lane_columns(x, first, columns);
+        const int groups = (columns + per_lane - 1) / per_lane;  // a lane's columns: 1, a pair or 2 pairs
+        while ((1 << f.lane_shift) < groups) ++f.lane_shift;     // lanes per row: a power of two
+        switch (per_lane) {
+          case 1: launch_lanes<impl::LaneTag<1, 1>>(f); break;
+          case 2: launch_lanes<impl::LaneTag<2, 1>>(f); break;
+          default: launch_lanes<impl::LaneTag<2, 2>>(f); break;
+        }
         return;
       }
     }
@@ -373,6 +379,33 @@ class SpmvPlan {
                          Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<ordinal_type>>(
                              exec_, 0, A_.num_rows),
                          f);
+  }
+
+  template <class Tag, class F>
+  void launch_lanes(const F& f) const {
+    Kokkos::parallel_for(block_label_,
+                         Kokkos::RangePolicy<Exec, Tag, Kokkos::IndexType<std::int64_t>>(
+                             exec_, 0, static_cast<std::int64_t>(A_.num_rows) << f.lane_shift),
+                         f);
+  }
+
+  // columns of X per lane of the lane shape for this launch: the option's (automatic: 4), but 1
+  // unless X's columns first .. first + columns can be loaded in aligned pairs (row-major, even)
+  template <class XView>
+  int lane_columns(const XView& x, int first, int columns) const {
+    const int wanted = opts_.lane_columns > 0 ? opts_.lane_columns : impl::default_lane_columns;
+    if (wanted == 1) return 1;
+    if constexpr (std::is_same_v<typename XView::array_layout, Kokkos::LayoutRight>) {
+      const auto at = reinterpret_cast<std::uintptr_t>(x.data() + first);
+      const bool pairs =
+          columns % 2 == 0 && first % 2 == 0 && x.stride(0) % 2 == 0 && at % (2 * sizeof(value_type)) == 0;
+      return pairs ? wanted : 1;
+    } else {
+      (void)x;
+      (void)first;
+      (void)columns;
+      return 1;
+    }
   }
 
   Exec exec_;

@@ -38,6 +38,10 @@ inline constexpr int gpu_max_team_threads = 1024;
 /// 3.09, 2.17 against 2.85 ms), where X no longer fits in L2 and the rows' k sums read it in fewer
 /// instructions.
 inline constexpr int gpu_lane_min_columns = 8;
+/// Columns of X each lane of the lane shape owns when SpmvOptions::lane_columns is automatic (where
+/// X allows pairs). Prediction, not yet measured: 4 (two pair loads) needs a quarter of the lanes of
+/// one column per lane, so each decoded entry feeds four sums and each warp covers 4x the rows.
+inline constexpr int default_lane_columns = 4;
 
 /// Launch shape of the vector kernels for execution space Exec; `staged`: the hybrid kernel stages
 /// the reference part of x in scratch memory.

@@ -11,13 +11,18 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace cispmv::impl {
 
 /// Tag of the host slice shape of a scalar kernel (see SpmvFunctorBase::has_host_slice_kernel).
 struct SliceTag {};
-/// Tag of the lane shape of a multi-vector kernel (see SpmvBlockFunctorBase::has_lane_kernel).
-struct LaneTag {};
+/// Tag of the lane shape of a multi-vector kernel (see SpmvBlockFunctorBase::for_lanes): each lane
+/// owns Loads groups of Width adjacent columns of X (Width 1: one value per load; 2: a pair).
+template <int Width, int Loads>
+struct LaneTag {
+  static_assert((Width == 1 || Width == 2) && Loads >= 1, "cispmv: a lane loads one value or a pair at a time");
+};
 
 /// How y is updated: compile-time, so the kernels carry no branch on beta (beta == 0 never reads
 /// y, so NaN in y is overwritten as BLAS requires).
@@ -99,6 +104,29 @@ KOKKOS_FORCEINLINE_FUNCTION T load_once(const T& ref) {
 /// (coalesced). Unroll > 1 keeps that many independent accumulators and issues that many strided
 /// loads before their first use: more bytes in flight per lane, the limit of a memory-bound kernel
 /// whose x loads depend on the column loads. Unroll = 1 is the plain loop of Algorithm 7.
+/// v[0], v[1] = p[0], p[1] in one load where the backend has one (a 16-byte __ldg of a double2 on
+/// CUDA; p must be aligned to 2 * sizeof(S)); elsewhere two loads.
+template <class S>
+KOKKOS_FORCEINLINE_FUNCTION void load_pair(const S* p, S* v) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (std::is_same_v<S, double>) {
+    const double2 d = __ldg(reinterpret_cast<const double2*>(p));
+    v[0] = d.x;
+    v[1] = d.y;
+  } else if constexpr (std::is_same_v<S, float>) {
+    const float2 f = __ldg(reinterpret_cast<const float2*>(p));
+    v[0] = f.x;
+    v[1] = f.y;
+  } else {
+    v[0] = p[0];
+    v[1] = p[1];
+  }
+#else
+  v[0] = p[0];
+  v[1] = p[1];
+#endif
+}
+
 template <int Unroll, class Index, class Entry>
 KOKKOS_FORCEINLINE_FUNCTION auto strided_row_sum(const Index begin, const Index end, const int lane, const int V,
                                                  const Entry& entry) -> decltype(entry(begin)) {
@@ -139,7 +167,7 @@ struct SpmvBlockFunctorBase : SpmvFunctorBase<Exec, Matrix, XView, YView, beta_g
   using typename Base::team_member;
   using typename Base::value_type;
   static constexpr bool available = true;
-  /// Kernels with the lane shape (operator()(LaneTag, index), see for_lane) say so.
+  /// Kernels with the lane shape (operator()(LaneTag<Width, Loads>, index), see for_lanes) say so.
   static constexpr bool has_lane_kernel = false;
 
   int first = 0;       ///< first column of X and Y of this launch
@@ -172,19 +200,49 @@ struct SpmvBlockFunctorBase : SpmvFunctorBase<Exec, Matrix, XView, YView, beta_g
     yj = this->beta == value_type(0) ? this->alpha * sum : this->beta * yj + this->alpha * sum;
   }
 
-  /// Lane shape (LaneTag, a flat RangePolicy over rows x lanes): index t is lane t % lanes of row
-  /// t / lanes (lanes = 1 << lane_shift >= columns), and lane j owns column j alone (one sum, no
-  /// reduction; lanes >= columns idle). On CUDA a warp then holds 32 / lanes consecutive rows: their
-  /// lanes read the same matrix entry at once (one broadcast load per row) and the entry's `columns`
-  /// values of a row-major X side by side (one coalesced load). A RangePolicy, not a TeamPolicy:
-  /// Kokkos launches team kernels preferring shared memory over L1, where the gathers of X and the
-  /// csell value table live. row_sum(row, c) returns row `row` of A times column c of X.
-  template <class RowSum>
-  KOKKOS_FORCEINLINE_FUNCTION void for_lane(const std::int64_t t, const RowSum& row_sum) const {
+  /// Lane shape (LaneTag<Width, Loads>, a flat RangePolicy over rows x lanes): index t is lane
+  /// j = t % lanes of row t / lanes (lanes = 1 << lane_shift, a power of two). Lane j owns the column
+  /// groups j, j + lanes, .., (Loads of them) of Width adjacent columns each: columns
+  /// (j + p * lanes) * Width + w, w < Width; groups beyond `columns` idle. Width 2 loads a pair of
+  /// values of X at once (load_pair; the plan launches it only for a row-major X whose pairs are
+  /// aligned). On CUDA a warp then holds 32 / lanes consecutive rows: their lanes read the same matrix
+  /// entry at once (one broadcast load per row) and each of their loads of X covers a contiguous run of
+  /// the row's values (one coalesced load). Each decoded entry feeds Width * Loads sums; no reduction
+  /// over lanes. A RangePolicy, not a TeamPolicy: Kokkos launches team kernels preferring shared memory
+  /// over L1, where the gathers of X and the csell value table live.
+  /// walk(row, visit) calls visit(value, column) for each entry of row `row`.
+  template <int Width, int Loads, class Walk>
+  KOKKOS_FORCEINLINE_FUNCTION void for_lanes(const std::int64_t t, const Walk& walk) const {
     const auto row = static_cast<ordinal_type>(t >> lane_shift);
-    const int j = static_cast<int>(t & ((std::int64_t{1} << lane_shift) - 1));
-    if (row >= this->A.num_rows || j >= columns) return;
-    update_column(row, j, row_sum(row, first + j));
+    const int lanes = 1 << lane_shift;
+    const int j = static_cast<int>(t & (lanes - 1));
+    if (row >= this->A.num_rows || j * Width >= columns) return;
+    int c0[Loads];  // first column (of the launch) of each group
+    bool live[Loads];
+    for (int p = 0; p < Loads; ++p) {
+      c0[p] = (j + p * lanes) * Width;
+      live[p] = c0[p] < columns;
+    }
+    value_type sum[Width * Loads];
+    for (int i = 0; i < Width * Loads; ++i) sum[i] = 0;
+    walk(row, [&](const value_type v, const ordinal_type col) {
+      for (int p = 0; p < Loads; ++p) {
+        if (!live[p]) continue;
+        value_type xv[Width];
+        if constexpr (Width == 1) {
+          xv[0] = this->x(col, first + c0[p]);
+        } else {
+          load_pair(this->x.data() + static_cast<std::int64_t>(col) * static_cast<std::int64_t>(this->x.stride(0)) +
+                        (first + c0[p]),
+                    xv);
+        }
+        for (int w = 0; w < Width; ++w) sum[p * Width + w] += v * xv[w];
+      }
+    });
+    for (int p = 0; p < Loads; ++p) {
+      if (!live[p]) continue;
+      for (int w = 0; w < Width; ++w) update_column(row, c0[p] + w, sum[p * Width + w]);
+    }
   }
 
   /// Vector shape: each thread (a vector of lanes) of the team takes one of the team's rows; the

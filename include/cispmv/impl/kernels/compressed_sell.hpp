@@ -154,9 +154,9 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
   }
 };
 
-/// Compressed Sliced ELLPACK, several vectors: the lane shape on GPUs (a lane per column: the 32 /
-/// lanes rows of a warp are consecutive rows of one slice, so a step reads consecutive 16-bit words
-/// as the single-vector kernel does, and each row's values of X in one coalesced load), thread per row
+/// Compressed Sliced ELLPACK, several vectors: the lane shape on GPUs (one, two or four columns per
+/// lane: the 32 / lanes rows of a warp are consecutive rows of one slice, so a step reads consecutive
+/// 16-bit words as the single-vector kernel does, and each row's values of X in coalesced loads), thread per row
 /// (each entry's column and value decoded once for all K columns, K sums in registers), and the host
 /// slice shape with fewer rows at once (K sums each).
 template <class Exec, class S, class O, class Off, class D, class XView, class YView, int K>
@@ -174,13 +174,10 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
   SpmvBlockFunctor(const Matrix& A_, const XView& x_, const YView& y_, S alpha_, S beta_, int first_, int columns_)
       : Base(A_, x_, y_, alpha_, beta_, first_, columns_), table(A_.value_table) {}
 
-  /// The lane shape: one column of X per lane, the row's entries 4 at a time.
-  KOKKOS_INLINE_FUNCTION void operator()(LaneTag, const std::int64_t t) const {
-    this->for_lane(t, [&](const O row, const int c) {
-      S sum = 0;
-      walk_row<4>(row, [&](const S v, const O col) { sum += v * this->x(col, c); });
-      return sum;
-    });
+  /// The lane shape (SpmvBlockFunctorBase::for_lanes): the row's entries 4 at a time.
+  template <int Width, int Loads>
+  KOKKOS_INLINE_FUNCTION void operator()(LaneTag<Width, Loads>, const std::int64_t t) const {
+    this->template for_lanes<Width, Loads>(t, [&](const O row, const auto& visit) { walk_row<4>(row, visit); });
   }
 
   /// Thread per row: each entry decoded once for the K columns (two entries' loads in flight).

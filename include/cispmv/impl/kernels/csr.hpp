@@ -43,8 +43,8 @@ struct SpmvFunctor<Exec, CsrMatrix<S, O, Off, D>, XView, YView, Beta, Unroll>
   }
 };
 
-/// CSR, several vectors: thread per row, vector per row with K partial sums per lane, or a lane per
-/// column (the row's entries read in step by its lanes, 4 independent sums each).
+/// CSR, several vectors: thread per row, vector per row with K partial sums per lane, or the lane
+/// shape (one, two or four columns per lane; the row's entries read in step by its lanes).
 template <class Exec, class S, class O, class Off, class D, class XView, class YView, int K>
 struct SpmvBlockFunctor<Exec, CsrMatrix<S, O, Off, D>, XView, YView, K>
     : SpmvBlockFunctorBase<Exec, CsrMatrix<S, O, Off, D>, XView, YView, K> {
@@ -53,11 +53,24 @@ struct SpmvBlockFunctor<Exec, CsrMatrix<S, O, Off, D>, XView, YView, K>
   static constexpr bool has_vector_kernel = true;
   static constexpr bool has_lane_kernel = true;
 
-  KOKKOS_INLINE_FUNCTION void operator()(LaneTag, const std::int64_t t) const {
-    this->for_lane(t, [&](const O row, const int c) {
-      return strided_row_sum<4>(this->A.row_ptr(row), this->A.row_ptr(row + 1), 0, 1, [&](const Off k) {
-        return load_once(this->A.values(k)) * this->x(load_once(this->A.col_idx(k)), c);
-      });
+  /// The lane shape (SpmvBlockFunctorBase::for_lanes): the row's entries 4 at a time, their loads
+  /// before their gathers of X.
+  template <int Width, int Loads>
+  KOKKOS_INLINE_FUNCTION void operator()(LaneTag<Width, Loads>, const std::int64_t t) const {
+    this->template for_lanes<Width, Loads>(t, [&](const O row, const auto& visit) {
+      constexpr int unroll = 4;
+      const Off end = this->A.row_ptr(row + 1);
+      Off k = this->A.row_ptr(row);
+      for (; k + unroll <= end; k += unroll) {
+        S v[unroll];
+        O c[unroll];
+        for (int u = 0; u < unroll; ++u) {
+          v[u] = load_once(this->A.values(k + u));
+          c[u] = load_once(this->A.col_idx(k + u));
+        }
+        for (int u = 0; u < unroll; ++u) visit(v[u], c[u]);
+      }
+      for (; k < end; ++k) visit(load_once(this->A.values(k)), load_once(this->A.col_idx(k)));
     });
   }
 
