@@ -237,7 +237,7 @@ class Suite {
       }
       // the lane shape with each of its widths (columns per lane; "lanes" is the automatic width)
       if (impl::is_gpu_space_v<Exec>) {
-        for (const int per_lane : {1, 2, 4}) {
+        for (const int per_lane : {1, 2, 4, 8}) {
           add_block_format(
               tag + "csr", [this] { return host_; }, k, BlockShape::lanes, per_lane);
           add_block_format(

@@ -414,10 +414,10 @@ TYPED_TEST(SpmvTest, SeveralVectorsAtOnceMatchTheHostOracleInEveryFormat) {
       if (Plan::has_lane_kernel()) shapes.push_back(BlockShape::lanes);  // forced: it runs on the host too
       for (Kernel kernel : kernels) {
         for (BlockShape shape : shapes) {
-          // the lane shape with one column per lane and with pairs (2, 4; the odd widths 3, 5 and 21's
-          // last 5 columns take one column per lane)
+          // the lane shape with one column per lane and with pairs (2, 4, 8; the odd widths 3, 5 and
+          // 21's last 5 columns have an odd row stride, so they take one column per lane)
           const std::vector<int> lane_columns =
-              shape == BlockShape::lanes ? std::vector<int>{0, 1, 2, 4} : std::vector<int>{0};
+              shape == BlockShape::lanes ? std::vector<int>{0, 1, 2, 4, 8} : std::vector<int>{0};
           for (int per_lane : lane_columns) {
             SCOPED_TRACE("lane_columns " + std::to_string(per_lane));
             SpmvOptions opts;
@@ -464,6 +464,50 @@ TYPED_TEST(SpmvTest, SeveralVectorsAtOnceMatchTheHostOracleInEveryFormat) {
     ADD_FAILURE() << "no exception";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("no lane shape"), std::string::npos) << e.what();
+  }
+}
+
+// An odd block in an even buffer (Davidson's 5 columns in a 6-column row-major buffer, X and Y
+// LayoutStride subviews): the lane shape loads pairs, the last one cut to its one column, and leaves
+// the buffer's sixth column alone; each column equals the single-vector product.
+TEST(TEST_CATEGORY, LanePairsOfAnOddBlockInAnEvenBufferMatchOneVectorAtATime) {
+  using Exec = TEST_EXECSPACE;
+  using Mem = TEST_MEMSPACE;
+  const auto hA = cispmv::test::random_irregular<double>(203, 190, 81, 70);
+  Kokkos::View<double**, Kokkos::LayoutRight, Mem> xbuf("x", 190, 6), ybuf("y", 203, 6);
+  auto hx = Kokkos::create_mirror_view(xbuf);
+  for (int j = 0; j < 6; ++j) {
+    const auto xj = cispmv::test::random_vector<double>(190, 300 + j);
+    for (int i = 0; i < 190; ++i) hx(i, j) = xj(i);
+  }
+  Kokkos::deep_copy(xbuf, hx);
+  const auto x = Kokkos::subview(xbuf, Kokkos::ALL(), Kokkos::make_pair(0, 5));
+  const auto y = Kokkos::subview(ybuf, Kokkos::ALL(), Kokkos::make_pair(0, 5));
+  const auto check = [&](const auto& A, int per_lane) {
+    SCOPED_TRACE(std::string(std::remove_reference_t<decltype(A)>::format_name) + ", lane_columns " +
+                 std::to_string(per_lane));
+    Kokkos::deep_copy(ybuf, 7.0);
+    SpmvOptions opts;
+    opts.block_shape = BlockShape::lanes;
+    opts.lane_columns = per_lane;
+    const SpmvPlan<Exec, std::remove_const_t<std::remove_reference_t<decltype(A)>>> plan(Exec(), A, opts);
+    plan.apply(2.0, x, 0.0, y);
+    Kokkos::View<double*, Mem> y1("y1", 203);
+    const auto hy = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ybuf);
+    for (int j = 0; j < 5; ++j) {
+      spmv(Exec(), 2.0, A, Kokkos::subview(xbuf, Kokkos::ALL(), j), 0.0, y1);
+      const auto h1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y1);
+      for (int i = 0; i < 203; ++i)
+        ASSERT_NEAR(hy(i, j), h1(i), 1e-12 * (1 + std::abs(h1(i)))) << "row " << i << ", column " << j;
+    }
+    for (int i = 0; i < 203; ++i)
+      ASSERT_EQ(hy(i, 5), 7.0) << "row " << i << " of the buffer's sixth column was written";
+  };
+  const auto csr = to_device<Exec>(hA);
+  const auto csell = to_device<Exec>(to_compressed_sell(hA));
+  for (int per_lane : {1, 2, 4, 8}) {
+    check(csr, per_lane);
+    check(csell, per_lane);
   }
 }
 

@@ -38,10 +38,11 @@ struct SpmvOptions {
   int team_size = 0;      ///< rows a team works on concurrently, one vector of lanes each (<= rows_per_team)
   StageReferenceX stage_reference_x = StageReferenceX::automatic;
   BlockShape block_shape = BlockShape::automatic;  ///< multi-vector products only
-  /// Lane shape only: columns of X each lane owns (0 = choose, 1, 2 or 4). With 2 and 4 a lane loads
-  /// its columns in pairs (one 16-byte load of two doubles), so a row needs half or a quarter of the
-  /// lanes and each decoded matrix entry feeds 2 or 4 sums. Pairs need a row-major X with an even
-  /// number of columns (and a 16-byte aligned row start); elsewhere a lane takes one column.
+  /// Lane shape only: columns of X each lane owns (0 = the format's choice, 1, 2, 4 or 8). With 2, 4
+  /// and 8 a lane loads its columns in pairs (one 16-byte load of two doubles), so a row needs a half,
+  /// a quarter or an eighth of the lanes and each decoded matrix entry feeds that many sums. Pairs need
+  /// X's rows contiguous (LayoutRight, or LayoutStride with unit column stride) with an even row
+  /// stride and an aligned start; elsewhere a lane takes one column.
   int lane_columns = 0;
 };
 

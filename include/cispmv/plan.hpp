@@ -41,12 +41,12 @@ inline void check_options(const SpmvOptions& opts) {
                      (opts.vector_length & (opts.vector_length - 1)) == 0;
   const bool unroll_ok =
       opts.unroll == 0 || opts.unroll == 1 || opts.unroll == 2 || opts.unroll == 4 || opts.unroll == 8;
-  const bool lane_columns_ok =
-      opts.lane_columns == 0 || opts.lane_columns == 1 || opts.lane_columns == 2 || opts.lane_columns == 4;
+  const bool lane_columns_ok = opts.lane_columns == 0 || opts.lane_columns == 1 || opts.lane_columns == 2 ||
+                               opts.lane_columns == 4 || opts.lane_columns == 8;
   if (!vl_ok || opts.rows_per_team < 0 || opts.team_size < 0 || !unroll_ok || !lane_columns_ok) {
     throw std::invalid_argument(
         "cispmv::SpmvPlan: vector_length must be 0 (automatic) or a power of two <= 32, rows_per_team and "
-        "team_size >= 0, unroll 0 (automatic), 1, 2, 4 or 8, and lane_columns 0 (automatic), 1, 2 or 4; got "
+        "team_size >= 0, unroll 0 (automatic), 1, 2, 4 or 8, and lane_columns 0 (automatic), 1, 2, 4 or 8; got "
         "vector_length=" +
         std::to_string(opts.vector_length) + ", rows_per_team=" + std::to_string(opts.rows_per_team) +
         ", team_size=" + std::to_string(opts.team_size) + ", unroll=" + std::to_string(opts.unroll) +
@@ -174,8 +174,8 @@ class SpmvPlan {
   /// The kernel shape the plan runs (never Kernel::automatic).
   Kernel kernel() const { return kernel_; }
   /// How rank-2 products spread their columns: rows or lanes as asked for (or resolved on the host);
-  /// automatic only on GPUs for formats with the lane shape: lanes for 8 or more columns, rows for
-  /// fewer (impl::gpu_lane_min_columns).
+  /// automatic only on GPUs for formats with the lane shape: lanes from the format's fewest columns
+  /// (csell: 2 where X allows pairs; otherwise 8, impl::gpu_lane_min_columns), rows below.
   BlockShape block_shape() const { return block_shape_; }
   /// Vector kernels: rows per team, rows a team works on concurrently, lanes per row, unroll factor.
   int rows_per_team() const { return shape_.rows_per_team; }
@@ -344,15 +344,16 @@ class SpmvPlan {
     using F = impl::SpmvBlockFunctor<Exec, Matrix, XView, YView, K>;
     F f(A_, x, y, alpha, beta, first, columns);
     if constexpr (F::has_lane_kernel) {
-      if (block_shape_ == BlockShape::lanes ||
-          (block_shape_ == BlockShape::automatic && columns >= impl::gpu_lane_min_columns)) {
-        const int per_lane = lane_columns(x, first, columns);
-        const int groups = (columns + per_lane - 1) / per_lane;  // a lane's columns: 1, a pair or 2 pairs
+      const int per_lane = lane_columns<F>(x, first);
+      const int min_columns = per_lane > 1 ? F::automatic_lane_min_columns : impl::gpu_lane_min_columns;
+      if (block_shape_ == BlockShape::lanes || (block_shape_ == BlockShape::automatic && columns >= min_columns)) {
+        const int groups = (columns + per_lane - 1) / per_lane;  // a lane's columns: 1 or 1, 2, 4 pairs
         while ((1 << f.lane_shift) < groups) ++f.lane_shift;     // lanes per row: a power of two
         switch (per_lane) {
           case 1: launch_lanes<impl::LaneTag<1, 1>>(f); break;
           case 2: launch_lanes<impl::LaneTag<2, 1>>(f); break;
-          default: launch_lanes<impl::LaneTag<2, 2>>(f); break;
+          case 4: launch_lanes<impl::LaneTag<2, 2>>(f); break;
+          default: launch_lanes<impl::LaneTag<2, 4>>(f); break;
         }
         return;
       }
@@ -389,21 +390,21 @@ class SpmvPlan {
                          f);
   }
 
-  // columns of X per lane of the lane shape for this launch: the option's (automatic: 4), but 1
-  // unless X's columns first .. first + columns can be loaded in aligned pairs (row-major, even)
-  template <class XView>
-  int lane_columns(const XView& x, int first, int columns) const {
-    const int wanted = opts_.lane_columns > 0 ? opts_.lane_columns : impl::default_lane_columns;
+  // columns of X per lane of the lane shape for this launch: the option's (automatic: the format's),
+  // but 1 unless X's rows are contiguous with every pair of columns first + 2i, first + 2i + 1 aligned
+  template <class F, class XView>
+  int lane_columns(const XView& x, int first) const {
+    const int wanted = opts_.lane_columns > 0 ? opts_.lane_columns : F::automatic_lane_columns;
     if (wanted == 1) return 1;
-    if constexpr (std::is_same_v<typename XView::array_layout, Kokkos::LayoutRight>) {
+    using Layout = typename XView::array_layout;
+    if constexpr (std::is_same_v<Layout, Kokkos::LayoutRight> || std::is_same_v<Layout, Kokkos::LayoutStride>) {
       const auto at = reinterpret_cast<std::uintptr_t>(x.data() + first);
       const bool pairs =
-          columns % 2 == 0 && first % 2 == 0 && x.stride(0) % 2 == 0 && at % (2 * sizeof(value_type)) == 0;
+          (x.extent(1) <= 1 || x.stride(1) == 1) && x.stride(0) % 2 == 0 && at % (2 * sizeof(value_type)) == 0;
       return pairs ? wanted : 1;
     } else {
       (void)x;
       (void)first;
-      (void)columns;
       return 1;
     }
   }

@@ -20,10 +20,12 @@ namespace cispmv::app {
 inline constexpr double davidson_reads = 20.0;
 
 /// Bytes of Davidson's vectors for `rows` rows and `roots` roots: V and AV (max(24, 8 roots) columns
-/// each), residuals, restart scratch, and the row-major blocks of the block products (roots > 1).
+/// each), residuals, restart scratch, and the row-major blocks of the block products (roots > 1;
+/// an even number of columns each).
 inline double davidson_vector_bytes(int roots, double rows) {
   const int subspace = std::max(24, 8 * roots);
-  const double blocks = roots > 1 ? 2.0 * std::min(16, roots) : 0.0;
+  const int block = std::min(16, roots);
+  const double blocks = roots > 1 ? 2.0 * (block + block % 2) : 0.0;
   return (2.0 * subspace + 4.0 * roots + 4.0 + blocks) * rows * sizeof(double);
 }
 

@@ -31,18 +31,6 @@ inline constexpr int default_unroll = 4;
 inline constexpr int default_staged_unroll = 2;
 /// Threads a GPU team may have (CUDA's block limit).
 inline constexpr int gpu_max_team_threads = 1024;
-/// Fewest columns of a multi-vector product for which BlockShape::automatic takes the lane shape on
-/// a GPU. H100, perf/results/2026-11-23-h100-session3: per vector at 8 and 16 columns the lanes win
-/// (frozen-core FCI csell 0.251 against 0.299 ms, 0.232 against 0.383; all-electron 2.66 against
-/// 2.62, 2.51 against 3.64 ms); at 2 and 4 columns the all-electron matrix's rows win (2.67 against
-/// 3.09, 2.17 against 2.85 ms), where X no longer fits in L2 and the rows' k sums read it in fewer
-/// instructions.
-inline constexpr int gpu_lane_min_columns = 8;
-/// Columns of X each lane of the lane shape owns when SpmvOptions::lane_columns is automatic (where
-/// X allows pairs). Prediction, not yet measured: 4 (two pair loads) needs a quarter of the lanes of
-/// one column per lane, so each decoded entry feeds four sums and each warp covers 4x the rows.
-inline constexpr int default_lane_columns = 4;
-
 /// Launch shape of the vector kernels for execution space Exec; `staged`: the hybrid kernel stages
 /// the reference part of x in scratch memory.
 /// GPU: `vector_length` lanes per row (32, a warp, unless the rows are short: then the smallest power

@@ -308,9 +308,9 @@ class Davidson {
     h_host_ = Kokkos::create_mirror_view(h_);
     if constexpr (has_block_apply<Operator>::value) {  // row-major blocks of the products (see apply)
       const int width = std::min(std::max(k_, opts_.num_guesses), 16);
-      if (width > 1) {
-        X_ = Block(alloc("cispmv::davidson::X"), n_, width);
-        Y_block_ = Block(alloc("cispmv::davidson::AX"), n_, width);
+      if (width > 1) {  // an even row stride: the lane shape then loads X in aligned pairs
+        X_ = Block(alloc("cispmv::davidson::X"), n_, width + width % 2);
+        Y_block_ = Block(alloc("cispmv::davidson::AX"), n_, width + width % 2);
       }
     }
     Y_host_ = Kokkos::create_mirror_view(Y_);
@@ -328,7 +328,7 @@ class Davidson {
   void apply(int first, int m) {
     if constexpr (has_block_apply<Operator>::value) {
       for (int begin = first; begin < m;) {
-        const int width = std::max(1, std::min(m - begin, static_cast<int>(X_.extent(1))));
+        const int width = std::max(1, std::min({m - begin, static_cast<int>(X_.extent(1)), 16}));
         if (width == 1) {
           timed([&] { op_.apply(1.0, column(V_, begin), 0.0, column(AV_, begin)); });
         } else {

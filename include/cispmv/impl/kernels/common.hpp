@@ -150,6 +150,14 @@ template <class Exec, class Matrix, class XView, class YView, int Beta, int Unro
 struct SpmvFunctor;  // one specialisation per format, in impl/kernels/<format>.hpp
 
 // ------------------------------------------------------------------------------ several vectors
+/// Fewest columns of a multi-vector product for which BlockShape::automatic takes the lane shape with
+/// one column per lane on a GPU. H100, perf/results/2026-11-23-h100-session3: per vector at 8 and 16
+/// columns the lanes win (frozen-core FCI csell 0.251 against 0.299 ms, 0.232 against 0.383;
+/// all-electron 2.66 against 2.62, 2.51 against 3.64 ms); at 2 and 4 columns the all-electron
+/// matrix's rows win (2.67 against 3.09, 2.17 against 2.85 ms). Formats whose lanes load pairs of
+/// columns set their own (SpmvBlockFunctorBase::automatic_lane_min_columns).
+inline constexpr int gpu_lane_min_columns = 8;
+
 /// Widest block of columns one multi-vector launch carries (its K); wider X are done in blocks of it.
 inline constexpr int max_block_columns = 16;
 
@@ -167,8 +175,13 @@ struct SpmvBlockFunctorBase : SpmvFunctorBase<Exec, Matrix, XView, YView, beta_g
   using typename Base::team_member;
   using typename Base::value_type;
   static constexpr bool available = true;
-  /// Kernels with the lane shape (operator()(LaneTag<Width, Loads>, index), see for_lanes) say so.
+  /// Kernels with the lane shape (operator()(LaneTag<Width, Loads>, index), see for_lanes) say so,
+  /// with the columns per lane their automatic lane shape takes where X allows pairs
+  /// (SpmvOptions::lane_columns) and the fewest columns for which BlockShape::automatic takes the
+  /// lane shape on a GPU (with pairs; one column per lane: impl::gpu_lane_min_columns).
   static constexpr bool has_lane_kernel = false;
+  static constexpr int automatic_lane_columns = 1;
+  static constexpr int automatic_lane_min_columns = gpu_lane_min_columns;
 
   int first = 0;       ///< first column of X and Y of this launch
   int columns = K;     ///< columns of this launch (<= K)
@@ -204,12 +217,13 @@ struct SpmvBlockFunctorBase : SpmvFunctorBase<Exec, Matrix, XView, YView, beta_g
   /// j = t % lanes of row t / lanes (lanes = 1 << lane_shift, a power of two). Lane j owns the column
   /// groups j, j + lanes, .., (Loads of them) of Width adjacent columns each: columns
   /// (j + p * lanes) * Width + w, w < Width; groups beyond `columns` idle. Width 2 loads a pair of
-  /// values of X at once (load_pair; the plan launches it only for a row-major X whose pairs are
-  /// aligned). On CUDA a warp then holds 32 / lanes consecutive rows: their lanes read the same matrix
-  /// entry at once (one broadcast load per row) and each of their loads of X covers a contiguous run of
-  /// the row's values (one coalesced load). Each decoded entry feeds Width * Loads sums; no reduction
-  /// over lanes. A RangePolicy, not a TeamPolicy: Kokkos launches team kernels preferring shared memory
-  /// over L1, where the gathers of X and the csell value table live.
+  /// values of X at once (load_pair; the plan launches it only where X's rows are contiguous and
+  /// every pair is aligned); a last pair cut by an odd `columns` loads its one value alone. On CUDA a
+  /// warp then holds 32 / lanes consecutive rows: their lanes read the same matrix entry at once (one
+  /// broadcast load per row) and each of their loads of X covers a contiguous run of the row's values
+  /// (one coalesced load). Each decoded entry feeds Width * Loads sums; no reduction over lanes. A
+  /// RangePolicy, not a TeamPolicy: Kokkos launches team kernels preferring shared memory over L1,
+  /// where the gathers of X and the csell value table live.
   /// walk(row, visit) calls visit(value, column) for each entry of row `row`.
   template <int Width, int Loads, class Walk>
   KOKKOS_FORCEINLINE_FUNCTION void for_lanes(const std::int64_t t, const Walk& walk) const {
@@ -217,31 +231,37 @@ struct SpmvBlockFunctorBase : SpmvFunctorBase<Exec, Matrix, XView, YView, beta_g
     const int lanes = 1 << lane_shift;
     const int j = static_cast<int>(t & (lanes - 1));
     if (row >= this->A.num_rows || j * Width >= columns) return;
-    int c0[Loads];  // first column (of the launch) of each group
-    bool live[Loads];
+    int c0[Loads];     // first column (of the launch) of each group
+    int width[Loads];  // its columns: Width, fewer at the end, 0 beyond it
     for (int p = 0; p < Loads; ++p) {
       c0[p] = (j + p * lanes) * Width;
-      live[p] = c0[p] < columns;
+      width[p] = columns - c0[p] < Width ? (columns > c0[p] ? columns - c0[p] : 0) : Width;
     }
     value_type sum[Width * Loads];
     for (int i = 0; i < Width * Loads; ++i) sum[i] = 0;
     walk(row, [&](const value_type v, const ordinal_type col) {
       for (int p = 0; p < Loads; ++p) {
-        if (!live[p]) continue;
         value_type xv[Width];
         if constexpr (Width == 1) {
+          if (width[p] == 0) continue;
           xv[0] = this->x(col, first + c0[p]);
         } else {
-          load_pair(this->x.data() + static_cast<std::int64_t>(col) * static_cast<std::int64_t>(this->x.stride(0)) +
-                        (first + c0[p]),
-                    xv);
+          if (width[p] == Width) {
+            load_pair(this->x.data() + static_cast<std::int64_t>(col) * static_cast<std::int64_t>(this->x.stride(0)) +
+                          (first + c0[p]),
+                      xv);
+          } else if (width[p] == 1) {
+            xv[0] = this->x(col, first + c0[p]);
+            xv[1] = 0;
+          } else {
+            continue;
+          }
         }
         for (int w = 0; w < Width; ++w) sum[p * Width + w] += v * xv[w];
       }
     });
     for (int p = 0; p < Loads; ++p) {
-      if (!live[p]) continue;
-      for (int w = 0; w < Width; ++w) update_column(row, c0[p] + w, sum[p * Width + w]);
+      for (int w = 0; w < width[p]; ++w) update_column(row, c0[p] + w, sum[p * Width + w]);
     }
   }
 

@@ -166,6 +166,11 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
   using Base = SpmvBlockFunctorBase<Exec, Matrix, XView, YView, K>;
   static constexpr bool has_host_slice_kernel = true;
   static constexpr bool has_lane_kernel = true;
+  /// Two pairs of columns per lane, lanes from 2 columns (H100, see impl::gpu_lane_min_columns):
+  /// consecutive rows' entries are adjacent in a slice, so the 16 rows a warp then holds still read
+  /// the matrix in coalesced runs.
+  static constexpr int automatic_lane_columns = 4;
+  static constexpr int automatic_lane_min_columns = 2;
   /// Rows of a slice the host shape carries at once: their K sums each stay in registers.
   static constexpr int host_lanes = K >= 8 ? 1 : 8 / K;
 
