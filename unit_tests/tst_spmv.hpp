@@ -467,10 +467,10 @@ TYPED_TEST(SpmvTest, SeveralVectorsAtOnceMatchTheHostOracleInEveryFormat) {
   }
 }
 
-// An odd block in an even buffer (Davidson's 5 columns in a 6-column row-major buffer, X and Y
-// LayoutStride subviews): the lane shape loads pairs, the last one cut to its one column, and leaves
-// the buffer's sixth column alone; each column equals the single-vector product.
-TEST(TEST_CATEGORY, LanePairsOfAnOddBlockInAnEvenBufferMatchOneVectorAtATime) {
+// Blocks of a wider row-major buffer (X and Y LayoutStride subviews, as Davidson's): 4 of 6 columns
+// load pairs, 5 of 6 (odd) one column per lane; each column equals the single-vector product and the
+// buffer's other columns are left alone.
+TEST(TEST_CATEGORY, LaneShapeOnBlocksOfAWiderBufferMatchesOneVectorAtATime) {
   using Exec = TEST_EXECSPACE;
   using Mem = TEST_MEMSPACE;
   const auto hA = cispmv::test::random_irregular<double>(203, 190, 81, 70);
@@ -481,11 +481,11 @@ TEST(TEST_CATEGORY, LanePairsOfAnOddBlockInAnEvenBufferMatchOneVectorAtATime) {
     for (int i = 0; i < 190; ++i) hx(i, j) = xj(i);
   }
   Kokkos::deep_copy(xbuf, hx);
-  const auto x = Kokkos::subview(xbuf, Kokkos::ALL(), Kokkos::make_pair(0, 5));
-  const auto y = Kokkos::subview(ybuf, Kokkos::ALL(), Kokkos::make_pair(0, 5));
-  const auto check = [&](const auto& A, int per_lane) {
-    SCOPED_TRACE(std::string(std::remove_reference_t<decltype(A)>::format_name) + ", lane_columns " +
-                 std::to_string(per_lane));
+  const auto check = [&](const auto& A, int width, int per_lane) {
+    SCOPED_TRACE(std::string(std::remove_reference_t<decltype(A)>::format_name) + ", " + std::to_string(width) +
+                 " columns, lane_columns " + std::to_string(per_lane));
+    const auto x = Kokkos::subview(xbuf, Kokkos::ALL(), Kokkos::make_pair(0, width));
+    const auto y = Kokkos::subview(ybuf, Kokkos::ALL(), Kokkos::make_pair(0, width));
     Kokkos::deep_copy(ybuf, 7.0);
     SpmvOptions opts;
     opts.block_shape = BlockShape::lanes;
@@ -494,20 +494,23 @@ TEST(TEST_CATEGORY, LanePairsOfAnOddBlockInAnEvenBufferMatchOneVectorAtATime) {
     plan.apply(2.0, x, 0.0, y);
     Kokkos::View<double*, Mem> y1("y1", 203);
     const auto hy = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ybuf);
-    for (int j = 0; j < 5; ++j) {
+    for (int j = 0; j < width; ++j) {
       spmv(Exec(), 2.0, A, Kokkos::subview(xbuf, Kokkos::ALL(), j), 0.0, y1);
       const auto h1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y1);
       for (int i = 0; i < 203; ++i)
         ASSERT_NEAR(hy(i, j), h1(i), 1e-12 * (1 + std::abs(h1(i)))) << "row " << i << ", column " << j;
     }
-    for (int i = 0; i < 203; ++i)
-      ASSERT_EQ(hy(i, 5), 7.0) << "row " << i << " of the buffer's sixth column was written";
+    for (int j = width; j < 6; ++j) {
+      for (int i = 0; i < 203; ++i) ASSERT_EQ(hy(i, j), 7.0) << "row " << i << " of the buffer's column " << j;
+    }
   };
   const auto csr = to_device<Exec>(hA);
   const auto csell = to_device<Exec>(to_compressed_sell(hA));
-  for (int per_lane : {1, 2, 4, 8}) {
-    check(csr, per_lane);
-    check(csell, per_lane);
+  for (int width : {4, 5}) {
+    for (int per_lane : {1, 2, 4, 8}) {
+      check(csr, width, per_lane);
+      check(csell, width, per_lane);
+    }
   }
 }
 

@@ -41,8 +41,9 @@ struct SpmvOptions {
   /// Lane shape only: columns of X each lane owns (0 = the format's choice, 1, 2, 4 or 8). With 2, 4
   /// and 8 a lane loads its columns in pairs (one 16-byte load of two doubles), so a row needs a half,
   /// a quarter or an eighth of the lanes and each decoded matrix entry feeds that many sums. Pairs need
-  /// X's rows contiguous (LayoutRight, or LayoutStride with unit column stride) with an even row
-  /// stride and an aligned start; elsewhere a lane takes one column.
+  /// an even number of columns in rows of X that are contiguous (LayoutRight, or LayoutStride with
+  /// unit column stride) with an even row stride and an aligned start; elsewhere a lane takes one
+  /// column. (An odd block can be padded: a zero column costs the lane shape nothing.)
   int lane_columns = 0;
 };
 

@@ -344,7 +344,7 @@ class SpmvPlan {
     using F = impl::SpmvBlockFunctor<Exec, Matrix, XView, YView, K>;
     F f(A_, x, y, alpha, beta, first, columns);
     if constexpr (F::has_lane_kernel) {
-      const int per_lane = lane_columns<F>(x, first);
+      const int per_lane = lane_columns<F>(x, first, columns);
       const int min_columns = per_lane > 1 ? F::automatic_lane_min_columns : impl::gpu_lane_min_columns;
       if (block_shape_ == BlockShape::lanes || (block_shape_ == BlockShape::automatic && columns >= min_columns)) {
         const int groups = (columns + per_lane - 1) / per_lane;  // a lane's columns: 1 or 1, 2, 4 pairs
@@ -391,16 +391,15 @@ class SpmvPlan {
   }
 
   // columns of X per lane of the lane shape for this launch: the option's (automatic: the format's),
-  // but 1 unless X's rows are contiguous with every pair of columns first + 2i, first + 2i + 1 aligned
+  // but 1 unless the launch's columns are even and X's rows contiguous with every pair aligned
   template <class F, class XView>
-  int lane_columns(const XView& x, int first) const {
+  int lane_columns(const XView& x, int first, int columns) const {
     const int wanted = opts_.lane_columns > 0 ? opts_.lane_columns : F::automatic_lane_columns;
-    if (wanted == 1) return 1;
+    if (wanted == 1 || columns % 2 != 0) return 1;
     using Layout = typename XView::array_layout;
     if constexpr (std::is_same_v<Layout, Kokkos::LayoutRight> || std::is_same_v<Layout, Kokkos::LayoutStride>) {
       const auto at = reinterpret_cast<std::uintptr_t>(x.data() + first);
-      const bool pairs =
-          (x.extent(1) <= 1 || x.stride(1) == 1) && x.stride(0) % 2 == 0 && at % (2 * sizeof(value_type)) == 0;
+      const bool pairs = x.stride(1) == 1 && x.stride(0) % 2 == 0 && at % (2 * sizeof(value_type)) == 0;
       return pairs ? wanted : 1;
     } else {
       (void)x;

@@ -331,12 +331,18 @@ class Davidson {
         const int width = std::max(1, std::min({m - begin, static_cast<int>(X_.extent(1)), 16}));
         if (width == 1) {
           timed([&] { op_.apply(1.0, column(V_, begin), 0.0, column(AV_, begin)); });
-        } else {
+        } else {  // an odd block runs with one more column, zeroed, so that the lane shape can load
+                  // X in pairs (the extra column costs that shape nothing; its products are dropped)
+          const int even = std::min(width + width % 2, static_cast<int>(X_.extent(1)));
           const auto cols = Kokkos::make_pair(begin, begin + width);
           const auto x = Kokkos::subview(X_, Kokkos::ALL(), Kokkos::make_pair(0, width));
           const auto y = Kokkos::subview(Y_block_, Kokkos::ALL(), Kokkos::make_pair(0, width));
+          if (even > width) Kokkos::deep_copy(exec_, Kokkos::subview(X_, Kokkos::ALL(), width), 0.0);
           Kokkos::deep_copy(exec_, x, Kokkos::subview(V_, Kokkos::ALL(), cols));
-          timed([&] { op_.apply(1.0, x, 0.0, y); });
+          timed([&] {
+            op_.apply(1.0, Kokkos::subview(X_, Kokkos::ALL(), Kokkos::make_pair(0, even)), 0.0,
+                      Kokkos::subview(Y_block_, Kokkos::ALL(), Kokkos::make_pair(0, even)));
+          });
           Kokkos::deep_copy(exec_, Kokkos::subview(AV_, Kokkos::ALL(), cols), y);
         }
         begin += width;
