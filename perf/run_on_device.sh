@@ -4,7 +4,7 @@
 #
 #   perf/run_on_device.sh STAGE... (stages: build test run bench bench-quick bench-large bench-fci bench-fci-large
 #                                   bench-host bench-host-large ci-matrix ci-e2e bench-blocks bench-blocks-large
-#                                   mpi ci-roots ncu ncu-csell ncu-blocks report
+#                                   mpi ci-roots ncu ncu-csell ncu-blocks nsys-davidson report
 #                                   build-kokkos4 test-kokkos4 bench-kokkos4)
 #
 # The *-kokkos4 stages do the same against Kokkos 4.6.01 + Kokkos Kernels 4.6.02 (preset cuda-kokkos4),
@@ -101,10 +101,19 @@ for stage in "$@"; do
       log "ncu: csell's single-vector kernel and its lane-shape block kernel at k = 8 on the frozen-core FCI Hamiltonian"
       ncu --clock-control none --target-processes all --kernel-name-base demangled -k regex:'SpmvFunctor|SpmvBlockFunctor' \
         --launch-count 4 --section SpeedOfLight --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
-        --section Occupancy --section WarpStateStats "$bench" --matrix fcidump:unit_tests/data/h2o_631g_fc.fcidump:8:all-irreps \
-        --vectors 8 --iterations 1 --repetitions 1 --out-dir /tmp --benchmark_filter='block/k:8/csell/lanes|device/csell/scalar' \
+        --section Occupancy --section WarpStateStats --section LaunchStats --section SchedulerStats "$bench" \
+        --matrix fcidump:unit_tests/data/h2o_631g_fc.fcidump:8:all-irreps \
+        --vectors 8 --iterations 1 --repetitions 1 --out-dir /tmp --benchmark_filter='block/k:8/csell/lanes/|device/csell/scalar' \
         >"$RES/ncu-blocks.txt" 2>&1
       echo "exit code $?" | tee -a "$RES/log.txt" ;;
+    nsys-davidson)
+      log "nsys: where cispmv ci --roots 10 spends its GPU time (H2O/6-31G full CI)"
+      timeout 90 nsys profile -o /tmp/ci-roots10 --force-overwrite true "$cli" ci unit_tests/data/h2o_631g.fcidump \
+        --level 10 --all-irreps --roots 10 >"$RES/nsys-ci-roots10.txt" 2>&1
+      echo "exit code $?" | tee -a "$RES/log.txt"
+      nsys stats --report cuda_gpu_kern_sum --report cuda_api_sum --format csv --output "$RES/nsys-ci-roots10" \
+        /tmp/ci-roots10.nsys-rep >>"$RES/nsys-ci-roots10.txt" 2>&1
+      echo "stats exit code $?" | tee -a "$RES/log.txt" ;;
     ci-roots)
       log "cispmv ci, H2O/6-31G full CI: the automatic choice for 1, 5 and 10 roots (products + conversion), and CSR"
       for run in "--roots 1" "--roots 5" "--roots 10" "--roots 10 --format csr" "--roots 10 --format csell"; do
