@@ -14,6 +14,7 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -183,6 +184,66 @@ TEST(TEST_CATEGORY, CiDavidsonMatchesJacobiOnRandomSymmetricMatrix) {
       }
       EXPECT_NEAR(x2, 1.0, 1e-12);
       EXPECT_LT(std::sqrt(r2), 1e-8);
+    }
+  }
+}
+
+// Davidson's two block kernels against host loops, on more rows than one chunk of multi_dot
+// (150,001: three chunks, the last one short) and more columns than one pass of combine (19: 8, 8, 3).
+TEST(TEST_CATEGORY, CiDavidsonDotsAndCombinationsMatchHostLoops) {
+  namespace impl = cispmv::solvers::impl;
+  using Basis = Kokkos::View<double**, Kokkos::LayoutLeft, TEST_MEMSPACE>;
+  const std::size_t n = 2 * impl::dot_chunk_rows + 7465;
+  const int m = 19;
+  Basis P("P", n, m), Q("Q", n, m), out("out", n, m);
+  Kokkos::View<double**, Kokkos::LayoutLeft, TEST_MEMSPACE> Y("Y", m, m);
+  Kokkos::View<double*, TEST_MEMSPACE> shift("shift", m);
+  auto hP = Kokkos::create_mirror_view(P), hQ = Kokkos::create_mirror_view(Q);
+  auto hY = Kokkos::create_mirror_view(Y);
+  auto hs = Kokkos::create_mirror_view(shift);
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int j = 0; j < m; ++j) {
+    for (std::size_t i = 0; i < n; ++i) {
+      hP(i, j) = u(rng);
+      hQ(i, j) = u(rng);
+    }
+    for (int c = 0; c < m; ++c) hY(j, c) = u(rng);
+    hs(j) = u(rng);
+  }
+  Kokkos::deep_copy(P, hP);
+  Kokkos::deep_copy(Q, hQ);
+  Kokkos::deep_copy(Y, hY);
+  Kokkos::deep_copy(shift, hs);
+  using Partial = Kokkos::View<double**, Kokkos::LayoutRight, TEST_MEMSPACE>;
+  Partial partial("partial", m, 3);
+  auto partial_host = Kokkos::create_mirror_view(partial);
+  const auto q = Kokkos::subview(Q, Kokkos::ALL(), 4);
+  const auto by_vector = impl::multi_dot(TEST_EXECSPACE(), P, Q, q, m, true, partial, partial_host);
+  const auto by_column = impl::multi_dot(TEST_EXECSPACE(), P, Q, q, 5, false, partial, partial_host);
+  ASSERT_EQ(by_vector.size(), static_cast<std::size_t>(m));
+  ASSERT_EQ(by_column.size(), 5u);
+  for (int c = 0; c < m; ++c) {
+    double v = 0.0, w = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+      v += hP(i, c) * hQ(i, 4);
+      w += hP(i, c) * hQ(i, c);
+    }
+    EXPECT_NEAR(by_vector[c], v, 1e-9) << "column " << c;
+    if (c < 5) {
+      EXPECT_NEAR(by_column[c], w, 1e-9) << "column " << c;
+    }
+  }
+  for (const bool use_q : {false, true}) {
+    const int ncols = use_q ? m : 3;
+    impl::combine(TEST_EXECSPACE(), P, Q, Y, shift, m, ncols, out, use_q);
+    const auto h_out = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+    for (std::size_t i = 0; i < n; i += 997) {
+      for (int c = 0; c < ncols; ++c) {
+        double e = 0.0;
+        for (int j = 0; j < m; ++j) e += (use_q ? hP(i, j) - hs(c) * hQ(i, j) : hP(i, j)) * hY(j, c);
+        ASSERT_NEAR(h_out(i, c), e, 1e-12) << "row " << i << ", column " << c << ", use_q " << use_q;
+      }
     }
   }
 }

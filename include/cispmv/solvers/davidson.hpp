@@ -114,61 +114,82 @@ void scale(const Exec& exec, const double alpha, const X& x) {
       KOKKOS_LAMBDA(const std::size_t i) { x(i) *= alpha; });
 }
 
-/// out[c] = sum_i P(i, c) * Q(i, c) for c < value_count when `q_is_vector` is false, else
-/// sum_i P(i, c) * q(i): all the dot products one step needs (a row of V^T A V, the residual norms)
-/// in a single reduction. It has no join(): Kokkos's default join of an array reduction is the
-/// element-wise sum, and leaving it out is the one spelling that Kokkos 3.4 (which passes volatile
-/// arguments) and 4.x (which rejects a volatile join) both accept.
-template <class Basis, class Vec>
-struct MultiDot {
-  using value_type = double[];
-  unsigned value_count;
+/// Rows one team of multi_dot sums (a chunk); the chunks' partial sums are added on the host.
+inline constexpr std::size_t dot_chunk_rows = 65536;
+
+/// partial(c, b) = the sum over the rows i of chunk b of P(i, c) * Q(i, c), or of P(i, c) * q(i) when
+/// `q_is_vector`: one team per (chunk, column), chunk-major, so that consecutive teams (one host
+/// thread's share) reuse the chunk's q in cache. It replaces a single array reduction of up to
+/// max_sub values per row, whose per-thread arrays and per-block reduction of 80 values made it the
+/// largest cost of a 10-root Davidson on a GPU outside its products.
+template <class Exec, class Basis, class Vec, class Partial>
+struct ChunkDots {
+  using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
   Basis P, Q;
   Vec q;
+  Partial partial;
   bool q_is_vector;
+  int count;
+  std::size_t rows;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const std::size_t i, value_type sum) const {
-    if (q_is_vector) {
-      const double qi = q(i);
-      for (unsigned c = 0; c < value_count; ++c) sum[c] += P(i, c) * qi;
-    } else {
-      for (unsigned c = 0; c < value_count; ++c) sum[c] += P(i, c) * Q(i, c);
-    }
-  }
-  KOKKOS_INLINE_FUNCTION void init(value_type sum) const {
-    for (unsigned c = 0; c < value_count; ++c) sum[c] = 0.0;
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    const int c = team.league_rank() % count;
+    const int b = team.league_rank() / count;
+    const std::size_t begin = static_cast<std::size_t>(b) * dot_chunk_rows;
+    const std::size_t end = rows - begin < dot_chunk_rows ? rows : begin + dot_chunk_rows;
+    double s = 0.0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, begin, end),
+        [&](const std::size_t i, double& acc) { acc += P(i, c) * (q_is_vector ? q(i) : Q(i, c)); }, s);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { partial(c, b) = s; });
   }
 };
 
-template <class Exec, class Basis, class Vec>
+/// out[c] = sum_i P(i, c) * Q(i, c) for c < count when `q_is_vector` is false, else sum_i P(i, c) *
+/// q(i): all the dot products one step needs (a row of V^T A V, V^T t, the residual norms) in one
+/// kernel (ChunkDots); `partial` (>= count x chunks, device) and its host mirror are the caller's
+/// workspace. The chunks are added in order: the result does not depend on the thread count.
+template <class Exec, class Basis, class Vec, class Partial>
 std::vector<double> multi_dot(const Exec& exec, const Basis& P, const Basis& Q, const Vec& q, int count,
-                              bool q_is_vector) {
+                              bool q_is_vector, const Partial& partial, const typename Partial::HostMirror& host) {
   std::vector<double> out(static_cast<std::size_t>(count), 0.0);
-  if (count == 0) return out;
-  const auto Pc = Kokkos::subview(P, Kokkos::ALL(), Kokkos::make_pair(0, count));
-  const auto Qc = Kokkos::subview(Q, Kokkos::ALL(), Kokkos::make_pair(0, q_is_vector ? 1 : count));
-  using Sub = std::remove_const_t<decltype(Pc)>;
-  MultiDot<Sub, Vec> f{static_cast<unsigned>(count), Pc, Qc, q, q_is_vector};
-  Kokkos::parallel_reduce("cispmv::davidson::multi_dot", Kokkos::RangePolicy<Exec>(exec, 0, P.extent(0)), f,
-                          Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(out.data(), out.size()));
+  const std::size_t rows = P.extent(0);
+  const int chunks = static_cast<int>((rows + dot_chunk_rows - 1) / dot_chunk_rows);
+  if (count == 0 || chunks == 0) return out;
+  Kokkos::parallel_for("cispmv::davidson::multi_dot", Kokkos::TeamPolicy<Exec>(exec, count * chunks, Kokkos::AUTO),
+                       ChunkDots<Exec, Basis, Vec, Partial>{P, Q, q, partial, q_is_vector, count, rows});
+  Kokkos::deep_copy(exec, host, partial);
   exec.fence();
+  for (int c = 0; c < count; ++c) {
+    for (int b = 0; b < chunks; ++b) out[static_cast<std::size_t>(c)] += host(c, b);
+  }
   return out;
 }
 
+/// Columns of `out` one pass of combine computes together (their sums in registers).
+inline constexpr int combine_columns = 8;
+
 /// out(:, c) = sum_{j < m} (P(:, j) - shift[c] * Q(:, j)) * Y(j, c) for c < ncols: the Ritz vectors
-/// (shift 0, Q unused) and the residuals AV y - theta V y of the projected solution.
+/// (shift 0, Q unused) and the residuals AV y - theta V y of the projected solution. Each row reads
+/// its P(i, j) and Q(i, j) once per 8 columns of out (once per column re-read all of V and AV from
+/// memory: 21 GB per call for 10 roots of a 1.66M-row problem).
 template <class Exec, class Basis, class Small, class Shift>
 void combine(const Exec& exec, const Basis& P, const Basis& Q, const Small& Y, const Shift& shift, int m, int ncols,
              const Basis& out, bool use_q) {
   Kokkos::parallel_for(
       "cispmv::davidson::combine", Kokkos::RangePolicy<Exec>(exec, 0, P.extent(0)), KOKKOS_LAMBDA(const std::size_t i) {
-        for (int c = 0; c < ncols; ++c) {
-          double sum = 0.0;
+        for (int c0 = 0; c0 < ncols; c0 += combine_columns) {
+          const int nc = ncols - c0 < combine_columns ? ncols - c0 : combine_columns;
+          double sum[combine_columns];
+          for (int c = 0; c < combine_columns; ++c) sum[c] = 0.0;
           for (int j = 0; j < m; ++j) {
-            const double p = use_q ? P(i, j) - shift(c) * Q(i, j) : P(i, j);
-            sum += p * Y(j, c);
+            const double p = P(i, j);
+            const double q = use_q ? Q(i, j) : 0.0;
+            for (int c = 0; c < combine_columns; ++c) {
+              if (c < nc) sum[c] += (use_q ? p - shift(c0 + c) * q : p) * Y(j, c0 + c);
+            }
           }
-          out(i, c) = sum;
+          for (int c = 0; c < nc; ++c) out(i, c0 + c) = sum[c];
         }
       });
 }
@@ -285,7 +306,7 @@ class Davidson {
   }
   template <class Column>
   std::vector<double> global_multi_dot(const Basis& P, const Basis& Q, const Column& q, int count, bool q_is_vector) {
-    std::vector<double> s = multi_dot(exec_, P, Q, q, count, q_is_vector);
+    std::vector<double> s = multi_dot(exec_, P, Q, q, count, q_is_vector, partial_, partial_host_);
     reduce(s);
     return s;
   }
@@ -305,6 +326,9 @@ class Davidson {
     Y_ = Basis(alloc("cispmv::davidson::Y"), max_sub_, ncols);  // Ritz coefficients, copied from the host
     theta_ = Vec(alloc("cispmv::davidson::theta"), ncols);
     h_ = Vec(alloc("cispmv::davidson::h"), max_sub_);  // Gram-Schmidt coefficients
+    const std::size_t chunks = std::max<std::size_t>(1, (n_ + dot_chunk_rows - 1) / dot_chunk_rows);
+    partial_ = Partial(alloc("cispmv::davidson::partial_dots"), static_cast<std::size_t>(max_sub_), chunks);
+    partial_host_ = Kokkos::create_mirror_view(partial_);
     h_host_ = Kokkos::create_mirror_view(h_);
     if constexpr (has_block_apply<Operator>::value) {  // row-major blocks of the products (see apply)
       const int width = std::min(std::max(k_, opts_.num_guesses), 16);
@@ -522,6 +546,9 @@ class Davidson {
   typename Vec::HostMirror theta_host_;
   Vec h_;
   typename Vec::HostMirror h_host_;
+  using Partial = Kokkos::View<double**, Kokkos::LayoutRight, memory_space>;
+  Partial partial_;  ///< multi_dot's per-chunk sums (max_sub x chunks)
+  typename Partial::HostMirror partial_host_;
   std::vector<double> G_;  ///< V^T A V, row-major on the host
   Result res_;
 };
