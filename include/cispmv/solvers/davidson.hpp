@@ -352,7 +352,7 @@ class Davidson {
   void apply(int first, int m) {
     if constexpr (has_block_apply<Operator>::value) {
       for (int begin = first; begin < m;) {
-        const int width = std::max(1, std::min({m - begin, static_cast<int>(X_.extent(1)), 16}));
+        const int width = std::max(1, std::min(m - begin, static_cast<int>(X_.extent(1))));
         if (width == 1) {
           timed([&] { op_.apply(1.0, column(V_, begin), 0.0, column(AV_, begin)); });
         } else {  // an odd block runs with one more column, zeroed, so that the lane shape can load

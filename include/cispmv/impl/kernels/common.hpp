@@ -99,11 +99,6 @@ KOKKOS_FORCEINLINE_FUNCTION T load_once(const T& ref) {
 #endif
 }
 
-/// One lane's share of a row in the vector kernels: entries begin + lane, begin + lane + V, ... of
-/// [begin, end), V = vector length, so the V lanes of a row read V consecutive entries at a time
-/// (coalesced). Unroll > 1 keeps that many independent accumulators and issues that many strided
-/// loads before their first use: more bytes in flight per lane, the limit of a memory-bound kernel
-/// whose x loads depend on the column loads. Unroll = 1 is the plain loop of Algorithm 7.
 /// v[0], v[1] = p[0], p[1] in one load where the backend has one (a 16-byte __ldg of a double2 on
 /// CUDA; p must be aligned to 2 * sizeof(S)); elsewhere two loads.
 template <class S>
@@ -127,6 +122,11 @@ KOKKOS_FORCEINLINE_FUNCTION void load_pair(const S* p, S* v) {
 #endif
 }
 
+/// One lane's share of a row in the vector kernels: entries begin + lane, begin + lane + V, ... of
+/// [begin, end), V = vector length, so the V lanes of a row read V consecutive entries at a time
+/// (coalesced). Unroll > 1 keeps that many independent accumulators and issues that many strided
+/// loads before their first use: more bytes in flight per lane, the limit of a memory-bound kernel
+/// whose x loads depend on the column loads. Unroll = 1 is the plain loop of Algorithm 7.
 template <int Unroll, class Index, class Entry>
 KOKKOS_FORCEINLINE_FUNCTION auto strided_row_sum(const Index begin, const Index end, const int lane, const int V,
                                                  const Entry& entry) -> decltype(entry(begin)) {
