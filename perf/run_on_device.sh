@@ -4,7 +4,8 @@
 #
 #   perf/run_on_device.sh STAGE... (stages: build test run bench bench-quick bench-large bench-fci bench-fci-large
 #                                   bench-host bench-host-large ci-matrix ci-e2e bench-blocks bench-blocks-large
-#                                   mpi ci-roots ncu ncu-csell ncu-blocks nsys-davidson report
+#                                   bench-csell bench-csell-large mpi ci-roots ncu ncu-csell ncu-csell-staged
+#                                   ncu-blocks nsys-davidson report
 #                                   build-kokkos4 test-kokkos4 bench-kokkos4)
 #
 # The *-kokkos4 stages do the same against Kokkos 4.6.01 + Kokkos Kernels 4.6.02 (preset cuda-kokkos4),
@@ -96,6 +97,26 @@ for stage in "$@"; do
       "$bench" --matrix fcidump:unit_tests/data/h2o_631g.fcidump:10:all-irreps --iterations 10 --repetitions 3 \
         --out-dir "$RES" --benchmark_filter='kokkos|cusparse|/csr/|/ell/|/ellr/scalar|/sell/|/sellr/scalar|/hybrid/vector/iter|/hybrid16/vector|/csell/' \
         >"$RES/bench-h2o_631g.txt" 2>&1
+      echo "exit code $?" | tee -a "$RES/log.txt" ;;
+    bench-csell)
+      log "spmv_bench: csell's scalar kernel (unroll factors, value table staged or not) beside Kokkos Kernels and cuSPARSE: frozen-core FCI, paper32k-1"
+      for m in fcidump:unit_tests/data/h2o_631g_fc.fcidump:8:all-irreps paper32k-1; do
+        "$bench" --matrix "$m" --iterations 20 --repetitions 5 --out-dir "$RES" \
+          --benchmark_filter='/csell/|kokkos-kernels/native|cusparse|/sell/scalar|hybrid16/vector' >>"$RES/bench-csell.txt" 2>&1
+        echo "$m: exit code $?" | tee -a "$RES/log.txt"
+      done ;;
+    bench-csell-large)
+      log "spmv_bench: csell's scalar kernels beside Kokkos Kernels and cuSPARSE on H2O/6-31G all-electron full CI (1.09e9 nonzeros)"
+      "$bench" --matrix fcidump:unit_tests/data/h2o_631g.fcidump:10:all-irreps --iterations 10 --repetitions 3 \
+        --out-dir "$RES" --benchmark_filter='/csell/|kokkos-kernels/native|cusparse-csr/default|/sell/scalar' \
+        >"$RES/bench-csell-large.txt" 2>&1
+      echo "exit code $?" | tee -a "$RES/log.txt" ;;
+    ncu-csell-staged)
+      log "ncu: csell's scalar kernel, value table staged and not, on the frozen-core FCI Hamiltonian"
+      ncu --clock-control none --target-processes all --kernel-name-base demangled -k regex:'SpmvFunctor' \
+        --launch-count 8 --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+        --section WarpStateStats --section LaunchStats "$bench" --matrix fcidump:unit_tests/data/h2o_631g_fc.fcidump:8:all-irreps \
+        --iterations 1 --repetitions 1 --out-dir /tmp --benchmark_filter='csell/scalar(/unstaged)?$' >"$RES/ncu-csell-staged.txt" 2>&1
       echo "exit code $?" | tee -a "$RES/log.txt" ;;
     ncu-blocks)
       log "ncu: csell's single-vector kernel and its lane-shape block kernel at k = 8 on the frozen-core FCI Hamiltonian"

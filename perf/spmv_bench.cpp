@@ -169,8 +169,36 @@ class Suite {
       if (F == Format::hybrid16 && !fits_16_bits) return;
       const std::vector<Kernel> kernels = format_kernels(F);
       add_format(
-          format_info(F).name, [this] { return build_format<F>(host_, FormatParams{}); }, kernels);
+          format_info(F).name, [this] { return build_format<F>(host_, FormatParams{}); }, kernels, {}, "",
+          F == Format::csell ? "csell" : "");
     });
+    // csell's scalar kernel without its staged value table, and (GPUs) its unroll factors and
+    // staged team shapes; one csell matrix serves them all (cache key "csell")
+    const auto build_csell = [this] { return build_format<Format::csell>(host_, FormatParams{}); };
+    SpmvOptions csell_unstaged{Kernel::scalar};
+    csell_unstaged.stage_value_table = Staging::off;
+    add_format("csell", build_csell, {Kernel::scalar}, csell_unstaged, "/unstaged", "csell");
+    if (impl::is_gpu_space_v<Exec>) {
+      for (int unroll : {2, 8}) {
+        for (const Staging stage : {Staging::off, Staging::on}) {
+          SpmvOptions o = csell_unstaged;
+          o.unroll = unroll;
+          o.stage_value_table = stage;
+          add_format("csell", build_csell, {Kernel::scalar}, o,
+                     "/unroll:" + std::to_string(unroll) + (stage == Staging::on ? "/staged" : "/unstaged"), "csell");
+        }
+      }
+      for (int team : {256, 512, 1024}) {
+        for (int rows_per_thread : {1, 4, 16}) {
+          SpmvOptions o = csell_unstaged;
+          o.stage_value_table = Staging::on;
+          o.team_size = team;
+          o.rows_per_team = team * rows_per_thread;
+          add_format("csell", build_csell, {Kernel::scalar}, o,
+                     "/staged/team:" + std::to_string(team) + "/rpt:" + std::to_string(o.rows_per_team), "csell");
+        }
+      }
+    }
     // the paper's Algorithm 7 as written: no unrolling (one load chain per lane), x not staged
     SpmvOptions alg7{Kernel::vector, 0, 0, 1};
     alg7.stage_reference_x = StageReferenceX::off;
@@ -279,6 +307,8 @@ class Suite {
     benchmark::RunSpecifiedBenchmarks(&tee);
     benchmark::ClearRegisteredBenchmarks();
     current_.reset();
+    cached_matrix_.reset();
+    cached_key_.clear();
     out.flush();
     if (!out) throw std::runtime_error("spmv_bench: writing " + path + " failed");
     std::cerr << "spmv_bench: wrote " << path << "\n";
@@ -287,15 +317,17 @@ class Suite {
  private:
   using Builder = std::function<Prepared()>;
 
+  /// Benchmarks of `format` with each kernel of `kernels`; those given the same non-empty
+  /// `cache_key` (and the same make_host) share one device matrix, built once.
   template <class MakeHost>
   void add_format(const std::string& format, MakeHost make_host, const std::vector<Kernel>& kernels,
-                  SpmvOptions base = {}, const std::string& tag = "") {
+                  SpmvOptions base = {}, const std::string& tag = "", const std::string& cache_key = "") {
     for (Kernel k : kernels) {
       SpmvOptions o = base;
       o.kernel = k;
-      add(format + "/" + kernel_name(k) + tag, [this, make_host, o] {
+      add(format + "/" + kernel_name(k) + tag, [this, make_host, o, cache_key] {
         using DeviceMatrix = decltype(to_device<Exec>(make_host()));
-        auto A = std::make_shared<DeviceMatrix>(to_device<Exec>(make_host()));
+        auto A = cached<DeviceMatrix>(cache_key, [&] { return to_device<Exec>(make_host()); });
         auto plan = std::make_shared<SpmvPlan<Exec, DeviceMatrix>>(Exec(), *A, o);
         return Prepared{[A, plan, this] { plan->apply(Scalar(1), x_, Scalar(0), y_); }, spmv_traffic_bytes(*A)};
       });
@@ -377,6 +409,20 @@ class Suite {
   }
 #endif
 
+  /// make() as a shared matrix; with a key, the one made last for that key (any other key's matrix
+  /// is freed first, so at most one cached matrix lives beside the benchmark's own).
+  template <class M, class Make>
+  std::shared_ptr<M> cached(const std::string& key, const Make& make) {
+    if (key.empty()) return std::make_shared<M>(make());
+    if (cached_key_ == key) return std::static_pointer_cast<M>(cached_matrix_);
+    cached_matrix_.reset();
+    cached_key_.clear();
+    auto A = std::make_shared<M>(make());
+    cached_matrix_ = A;
+    cached_key_ = key;
+    return A;
+  }
+
   void add(const std::string& label, Builder build) {
     const std::string full = name_ + "/" + settings_.space + "/" + label;
     benchmark::RegisterBenchmark(full.c_str(),
@@ -457,6 +503,8 @@ class Suite {
   CsrMatrix<Scalar, int, std::size_t, Exec> csr_;
   std::string current_key_, current_error_;
   std::unique_ptr<Prepared> current_;
+  std::string cached_key_;
+  std::shared_ptr<void> cached_matrix_;
 };
 
 template <class Exec, class Scalar>

@@ -87,7 +87,11 @@ class SpmvPlan {
                                   "use Kernel::scalar");
     }
     label_ = std::string("cispmv::spmv[") + Matrix::format_name + "," + kernel_name(kernel_) + "]";
-    if (kernel_ == Kernel::vector) plan_vector_launch();
+    if (kernel_ == Kernel::vector) {
+      plan_vector_launch();
+    } else {
+      plan_scalar_launch();
+    }
     block_shape_ = opts.block_shape;
     if (block_shape_ == BlockShape::automatic && !(impl::is_gpu_space_v<Exec> && has_lane_kernel()))
       block_shape_ = BlockShape::rows;
@@ -182,8 +186,11 @@ class SpmvPlan {
   int team_size() const { return shape_.team_size; }
   int vector_length() const { return shape_.vector_length; }
   int unroll() const { return unroll_; }
-  /// Team scratch bytes of the staged hybrid kernel (0: x is not staged).
+  /// Team scratch bytes of a staged kernel: the hybrid vector kernel's part of x, or csell's table
+  /// head (0: nothing staged).
   std::size_t scratch_bytes() const { return scratch_; }
+  /// Entries of csell's value table its staged scalar kernel copies into team scratch (0: not staged).
+  int staged_table_values() const { return staged_values_; }
   /// One line naming the format and every choice, e.g.
   /// "hybrid vector: 4 rows per team, 4 at a time, 32 lanes, unroll 4, x not staged".
   std::string description() const {
@@ -195,6 +202,16 @@ class SpmvPlan {
       if (Functor<1>::can_stage_x) {
         os << (scratch_ > 0 ? ", x's reference part staged (" + std::to_string(scratch_) + " bytes)"
                             : ", x not staged");
+      }
+    } else if (Functor<1>::scalar_unrolled) {
+      os << ": unroll " << unroll_;
+      if (Functor<1>::can_stage_table) {
+        if (staged_values_ > 0) {
+          os << ", value table's first " << staged_values_ << " entries staged (" << scratch_ << " bytes), "
+             << shape_.rows_per_team << " rows per team, " << shape_.team_size << " at a time";
+        } else {
+          os << ", value table not staged";
+        }
       }
     }
     return os.str();
@@ -225,13 +242,45 @@ class SpmvPlan {
     }
   }
 
-  template <int Unroll>
+  // the scalar kernel: its unroll factor, and whether (and how) csell stages its table's head
+  void plan_scalar_launch() {
+    if constexpr (Functor<1>::scalar_unrolled) unroll_ = opts_.unroll > 0 ? opts_.unroll : impl::default_scalar_unroll;
+    if constexpr (Functor<1>::can_stage_table) {
+      const std::size_t limit = std::min(impl::staged_table_bytes,
+                                         static_cast<std::size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0)));
+      const int values = Functor<1>::table_values_to_stage(A_, limit);
+      if (opts_.stage_value_table == Staging::on && values == 0) {
+        throw std::invalid_argument(std::string("cispmv::SpmvPlan: stage_value_table = on, but this ") +
+                                    Matrix::format_name +
+                                    " matrix has no value table (its values are stored inline) or the team scratch "
+                                    "limit (" +
+                                    std::to_string(limit) + " bytes) holds none of it");
+      }
+      const bool stage = opts_.stage_value_table == Staging::on ||
+                         (opts_.stage_value_table == Staging::automatic && values > 0 && impl::is_gpu_space_v<Exec>);
+      if (!stage) return;
+      staged_values_ = values;
+      scratch_ = Functor<1>::table_scratch_bytes(values);
+      shape_ = impl::table_launch<Exec>(opts_);
+      league_ =
+          static_cast<int>((static_cast<long long>(A_.num_rows) + shape_.rows_per_team - 1) / shape_.rows_per_team);
+      switch (unroll_) {  // never more threads than the kernel's registers and scratch allow
+        case 1: clamp_team_size<1, impl::StagedTableTag>(); break;
+        case 2: clamp_team_size<2, impl::StagedTableTag>(); break;
+        case 4: clamp_team_size<4, impl::StagedTableTag>(); break;
+        default: clamp_team_size<8, impl::StagedTableTag>(); break;
+      }
+    }
+  }
+
+  template <int Unroll, class Tag = void>
   void clamp_team_size() {
     using F = Functor<Unroll>;
     const typename impl::PlanViews<Exec, Matrix>::x_type x;
     const typename impl::PlanViews<Exec, Matrix>::y_type y;
     const F f(A_, x, y, value_type(1), value_type(0));
-    Kokkos::TeamPolicy<Exec> automatic(exec_, league_, Kokkos::AUTO, shape_.vector_length);
+    using Policy = std::conditional_t<std::is_void_v<Tag>, Kokkos::TeamPolicy<Exec>, Kokkos::TeamPolicy<Exec, Tag>>;
+    Policy automatic(exec_, league_, Kokkos::AUTO, shape_.vector_length);
     if (scratch_ > 0) automatic.set_scratch_size(0, Kokkos::PerTeam(scratch_));
     const int max_team = automatic.team_size_max(f, Kokkos::ParallelForTag());
     shape_.team_size = std::max(1, std::min(shape_.team_size, max_team));
@@ -243,13 +292,13 @@ class SpmvPlan {
       const std::size_t bytes = Functor<1>::scratch_bytes(A_);
       const std::size_t limit = static_cast<std::size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0));
       const bool fits = bytes > 0 && bytes <= limit;
-      if (opts_.stage_reference_x == StageReferenceX::on && !fits) {
+      if (opts_.stage_reference_x == Staging::on && !fits) {
         throw std::invalid_argument("cispmv::SpmvPlan: stage_reference_x = on, but the reference part of x (" +
                                     std::to_string(bytes) + " bytes) is empty or exceeds the team scratch limit (" +
                                     std::to_string(limit) + " bytes)");
       }
-      const bool stage = opts_.stage_reference_x == StageReferenceX::on ||
-                         (opts_.stage_reference_x == StageReferenceX::automatic && fits && impl::is_gpu_space_v<Exec>);
+      const bool stage = opts_.stage_reference_x == Staging::on ||
+                         (opts_.stage_reference_x == Staging::automatic && fits && impl::is_gpu_space_v<Exec>);
       return stage ? bytes : 0;
     } else {
       return 0;
@@ -275,6 +324,17 @@ class SpmvPlan {
         return;
       }
     }
+    if constexpr (Functor<1>::can_stage_table) {
+      if (staged_values_ > 0) {
+        switch (unroll_) {
+          case 1: launch_staged_table<Beta, 1>(alpha, x, beta, y); break;
+          case 2: launch_staged_table<Beta, 2>(alpha, x, beta, y); break;
+          case 4: launch_staged_table<Beta, 4>(alpha, x, beta, y); break;
+          default: launch_staged_table<Beta, 8>(alpha, x, beta, y); break;
+        }
+        return;
+      }
+    }
     using F = Functor<1, Beta, XView, YView>;
     if constexpr (!impl::is_gpu_space_v<Exec> && F::has_host_slice_kernel) {  // CPUs: a slice per work item
       Kokkos::parallel_for(
@@ -284,10 +344,35 @@ class SpmvPlan {
           F(A_, x, y, alpha, beta));
       return;
     }
+    if constexpr (F::scalar_unrolled) {
+      switch (unroll_) {
+        case 1: launch_scalar<Beta, 1>(alpha, x, beta, y); break;
+        case 2: launch_scalar<Beta, 2>(alpha, x, beta, y); break;
+        case 4: launch_scalar<Beta, 4>(alpha, x, beta, y); break;
+        default: launch_scalar<Beta, 8>(alpha, x, beta, y); break;
+      }
+    } else {
+      launch_scalar<Beta, 1>(alpha, x, beta, y);
+    }
+  }
+
+  template <int Beta, int Unroll, class XView, class YView>
+  void launch_scalar(value_type alpha, const XView& x, value_type beta, const YView& y) const {
     Kokkos::parallel_for(label_,
                          Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<ordinal_type>>(
                              exec_, 0, A_.num_rows),
-                         F(A_, x, y, alpha, beta));
+                         Functor<Unroll, Beta, XView, YView>(A_, x, y, alpha, beta));
+  }
+
+  template <int Beta, int Unroll, class XView, class YView>
+  void launch_staged_table(value_type alpha, const XView& x, value_type beta, const YView& y) const {
+    using F = Functor<Unroll, Beta, XView, YView>;
+    F f(A_, x, y, alpha, beta);
+    f.staged_values = staged_values_;
+    f.rows_per_team = shape_.rows_per_team;
+    Kokkos::TeamPolicy<Exec, impl::StagedTableTag> p(exec_, league_, shape_.team_size, 1);
+    p.set_scratch_size(0, Kokkos::PerTeam(scratch_));
+    Kokkos::parallel_for(label_, p, f);
   }
 
   template <int Beta, int Unroll, class XView, class YView>
@@ -418,6 +503,7 @@ class SpmvPlan {
   int unroll_ = 1;
   int league_ = 0;
   std::size_t scratch_ = 0;
+  int staged_values_ = 0;
 };
 
 /// A plan with its types deduced: `auto plan = cispmv::make_spmv_plan(exec, A, opts);`.
