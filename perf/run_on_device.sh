@@ -4,7 +4,7 @@
 #
 #   perf/run_on_device.sh STAGE... (stages: build test run bench bench-quick bench-large bench-fci bench-fci-large
 #                                   bench-host bench-host-large ci-matrix ci-e2e bench-blocks bench-blocks-large
-#                                   bench-csell bench-csell-large mpi ci-roots ncu ncu-csell ncu-csell-staged
+#                                   bench-csell bench-csell-large mpi ci-roots ncu ncu-csell ncu-csell-unroll
 #                                   ncu-blocks nsys-davidson report
 #                                   build-kokkos4 test-kokkos4 bench-kokkos4)
 #
@@ -99,7 +99,7 @@ for stage in "$@"; do
         >"$RES/bench-h2o_631g.txt" 2>&1
       echo "exit code $?" | tee -a "$RES/log.txt" ;;
     bench-csell)
-      log "spmv_bench: csell's scalar kernel (unroll factors, value table staged or not) beside Kokkos Kernels and cuSPARSE: frozen-core FCI, paper32k-1"
+      log "spmv_bench: csell's thread-per-row kernel (each unroll factor) beside Kokkos Kernels and cuSPARSE: frozen-core FCI, paper32k-1"
       for m in fcidump:unit_tests/data/h2o_631g_fc.fcidump:8:all-irreps paper32k-1; do
         "$bench" --matrix "$m" --iterations 20 --repetitions 5 --out-dir "$RES" \
           --benchmark_filter='/csell/|kokkos-kernels/native|cusparse|/sell/scalar|hybrid16/vector' >>"$RES/bench-csell.txt" 2>&1
@@ -111,12 +111,12 @@ for stage in "$@"; do
         --out-dir "$RES" --benchmark_filter='/csell/|kokkos-kernels/native|cusparse-csr/default|/sell/scalar' \
         >"$RES/bench-csell-large.txt" 2>&1
       echo "exit code $?" | tee -a "$RES/log.txt" ;;
-    ncu-csell-staged)
-      log "ncu: csell's scalar kernel, value table staged and not, on the frozen-core FCI Hamiltonian"
+    ncu-csell-unroll)
+      log "ncu: csell's thread-per-row kernel with 8 (default) and 4 entries decoded together, frozen-core FCI Hamiltonian"
       ncu --clock-control none --target-processes all --kernel-name-base demangled -k regex:'SpmvFunctor' \
         --launch-count 8 --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
         --section WarpStateStats --section LaunchStats "$bench" --matrix fcidump:unit_tests/data/h2o_631g_fc.fcidump:8:all-irreps \
-        --iterations 1 --repetitions 1 --out-dir /tmp --benchmark_filter='csell/scalar(/unstaged)?$' >"$RES/ncu-csell-staged.txt" 2>&1
+        --iterations 1 --repetitions 1 --out-dir /tmp --benchmark_filter='csell/scalar(/unroll:4)?$' >"$RES/ncu-csell-unroll.txt" 2>&1
       echo "exit code $?" | tee -a "$RES/log.txt" ;;
     ncu-blocks)
       log "ncu: csell's single-vector kernel and its lane-shape block kernel at k = 8 on the frozen-core FCI Hamiltonian"

@@ -172,31 +172,15 @@ class Suite {
           format_info(F).name, [this] { return build_format<F>(host_, FormatParams{}); }, kernels, {}, "",
           F == Format::csell ? "csell" : "");
     });
-    // csell's scalar kernel without its staged value table, and (GPUs) its unroll factors and
-    // staged team shapes; one csell matrix serves them all (cache key "csell")
-    const auto build_csell = [this] { return build_format<Format::csell>(host_, FormatParams{}); };
-    SpmvOptions csell_unstaged{Kernel::scalar};
-    csell_unstaged.stage_value_table = Staging::off;
-    add_format("csell", build_csell, {Kernel::scalar}, csell_unstaged, "/unstaged", "csell");
+    // csell's thread-per-row kernel with each unroll factor (GPUs; 8 is the default), one csell
+    // matrix for all of them (cache key "csell")
     if (impl::is_gpu_space_v<Exec>) {
-      for (int unroll : {2, 8}) {
-        for (const Staging stage : {Staging::off, Staging::on}) {
-          SpmvOptions o = csell_unstaged;
-          o.unroll = unroll;
-          o.stage_value_table = stage;
-          add_format("csell", build_csell, {Kernel::scalar}, o,
-                     "/unroll:" + std::to_string(unroll) + (stage == Staging::on ? "/staged" : "/unstaged"), "csell");
-        }
-      }
-      for (int team : {256, 512, 1024}) {
-        for (int rows_per_thread : {1, 4, 16}) {
-          SpmvOptions o = csell_unstaged;
-          o.stage_value_table = Staging::on;
-          o.team_size = team;
-          o.rows_per_team = team * rows_per_thread;
-          add_format("csell", build_csell, {Kernel::scalar}, o,
-                     "/staged/team:" + std::to_string(team) + "/rpt:" + std::to_string(o.rows_per_team), "csell");
-        }
+      for (int unroll : {1, 2, 4}) {
+        SpmvOptions o{Kernel::scalar};
+        o.unroll = unroll;
+        add_format(
+            "csell", [this] { return build_format<Format::csell>(host_, FormatParams{}); }, {Kernel::scalar}, o,
+            "/unroll:" + std::to_string(unroll), "csell");
       }
     }
     // the paper's Algorithm 7 as written: no unrolling (one load chain per lane), x not staged

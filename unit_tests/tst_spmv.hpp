@@ -294,64 +294,31 @@ TYPED_TEST(SpmvTest, CompressedSellWithRestEntriesMatchesHostOracle) {
   cispmv::test::expect_matches_oracle<TEST_EXECSPACE>(inline_values, A, SpmvOptions{}, Scalar(1), Scalar(0), 63);
 }
 
-// csell's scalar kernel in every unroll factor, with the head of its value table staged in team
-// scratch or not, over team shapes that do and do not line up with its slices: a table of 9,000
-// values (more than the 4,096 doubles / 8,192 floats a team stages, so lookups take both paths),
-// and rows whose values partly live in the rest R.
-TYPED_TEST(SpmvTest, CompressedSellStagedTableAndEveryUnrollMatchHostOracle) {
+// csell's thread-per-row kernel (GPUs; the host runs its slice shape) with every unroll factor: a
+// table of 9,000 values, rows whose values partly live in the rest R, and values stored inline.
+TYPED_TEST(SpmvTest, CompressedSellEveryUnrollMatchesHostOracle) {
   using Scalar = TypeParam;
   auto A = cispmv::test::random_irregular<Scalar>(1100, 1300, 66, 40);
   for (std::size_t k = 0; k < A.nnz(); ++k) {
     A.values(k) = k % 50 == 7 ? Scalar(0.5) + static_cast<Scalar>(k) : Scalar(0.25) * static_cast<Scalar>(k % 9000);
   }
-  const auto C = to_compressed_sell(A, 32, 65536, 0.0);
-  ASSERT_TRUE(C.uses_table);
-  ASSERT_GT(C.value_table.extent(0), impl::staged_table_bytes / sizeof(Scalar));
+  const auto table = to_compressed_sell(A, 32, 65536, 0.0);
+  ASSERT_TRUE(table.uses_table);
   const auto rest = to_compressed_sell(A, 32, 2000, 0.0);  // most values in R
   ASSERT_GT(rest.rest_nnz(), A.nnz() / 2);
-  for (const auto* M : {&C, &rest}) {
+  const auto inline_values = to_compressed_sell(A, 32, 16);  // no table
+  ASSERT_FALSE(inline_values.uses_table);
+  const bool gpu = impl::is_gpu_space_v<TEST_EXECSPACE>;
+  for (const auto* M : {&table, &rest, &inline_values}) {
     for (int unroll : {0, 1, 2, 4, 8}) {
-      for (Staging stage : {Staging::off, Staging::on}) {
-        for (int team : {0, 3, 64}) {
-          for (int rows : {0, 5, 256}) {
-            if (stage == Staging::off && (team != 0 || rows != 0)) continue;  // the shape is the staged kernel's
-            SpmvOptions o{Kernel::scalar};
-            o.unroll = unroll;
-            o.stage_value_table = stage;
-            o.team_size = team;
-            o.rows_per_team = rows;
-            SCOPED_TRACE("staged " + std::string(stage_name(stage)) + ", team " + std::to_string(team));
-            cispmv::test::expect_matches_oracle<TEST_EXECSPACE>(*M, A, o, Scalar(1.5), Scalar(-0.5), 67);
-          }
-        }
-      }
+      SpmvOptions o{Kernel::scalar};
+      o.unroll = unroll;
+      cispmv::test::expect_matches_oracle<TEST_EXECSPACE>(*M, A, o, Scalar(1.5), Scalar(-0.5), 67);
+      const auto plan = make_spmv_plan(TEST_EXECSPACE(), to_device<TEST_EXECSPACE>(*M), o);
+      EXPECT_EQ(plan.unroll(), gpu ? (unroll > 0 ? unroll : impl::default_scalar_unroll) : 1);
+      EXPECT_EQ(plan.description().find("unroll") != std::string::npos, plan.unroll() > 1) << plan.description();
     }
   }
-  // what the plan chose, and what it refuses
-  const auto D = to_device<TEST_EXECSPACE>(C);
-  SpmvOptions on{Kernel::scalar};
-  on.stage_value_table = Staging::on;
-  const auto staged = make_spmv_plan(TEST_EXECSPACE(), D, on);
-  EXPECT_EQ(staged.staged_table_values(), static_cast<int>(impl::staged_table_bytes / sizeof(Scalar)));
-  EXPECT_GE(staged.scratch_bytes(), impl::staged_table_bytes);
-  EXPECT_NE(staged.description().find("staged"), std::string::npos) << staged.description();
-  SpmvOptions off = on;
-  off.stage_value_table = Staging::off;
-  off.unroll = 8;
-  const auto unstaged = make_spmv_plan(TEST_EXECSPACE(), D, off);
-  EXPECT_EQ(unstaged.staged_table_values(), 0);
-  EXPECT_EQ(unstaged.scratch_bytes(), 0u);
-  EXPECT_EQ(unstaged.unroll(), 8);
-  EXPECT_EQ(make_spmv_plan(TEST_EXECSPACE(), D).staged_table_values() > 0, impl::is_gpu_space_v<TEST_EXECSPACE>);
-  const auto no_table = to_device<TEST_EXECSPACE>(to_compressed_sell(A, 32, 16));  // values inline
-  ASSERT_FALSE(no_table.uses_table);
-  try {
-    make_spmv_plan(TEST_EXECSPACE(), no_table, on);
-    ADD_FAILURE() << "stage_value_table = on without a table was accepted";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("stage_value_table"), std::string::npos) << e.what();
-  }
-  EXPECT_EQ(make_spmv_plan(TEST_EXECSPACE(), no_table).staged_table_values(), 0);
 }
 
 }  // namespace

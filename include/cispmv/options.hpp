@@ -13,17 +13,13 @@ enum class Kernel {
   vector      ///< vector (warp on CUDA) per row (paper, Algorithm 7)
 };
 
-/// Whether a kernel copies data it gathers at scattered places into team scratch memory once per
-/// team, so that those gathers hit shared memory: the hybrid vector kernel the part of x its
-/// reference region reads (SpmvOptions::stage_reference_x), the csell scalar kernel the head of its
-/// value table (SpmvOptions::stage_value_table).
-enum class Staging {
+/// Whether the hybrid vector kernel copies the part of x its reference region reads into team
+/// scratch memory once per team, so that the reference region's gathers hit shared memory.
+enum class StageReferenceX {
   automatic,  ///< on, on GPUs, where it fits the team scratch limit; off on the host
   off,        ///< never
-  on          ///< always (the plan throws std::invalid_argument if there is nothing to stage or it does not fit)
+  on          ///< always (the plan throws std::invalid_argument if it does not fit)
 };
-/// The hybrid kernel's staging choice (its first name; the same type).
-using StageReferenceX = Staging;
 
 /// How a multi-vector product (rank-2 X and Y, k columns) spreads its columns over threads.
 enum class BlockShape {
@@ -41,13 +37,8 @@ struct SpmvOptions {
   /// Independent accumulators per lane of the CSR / hybrid vector kernels, and entries the csell
   /// scalar kernel decodes together per row (1, 2, 4, 8).
   int unroll = 0;
-  int team_size = 0;      ///< rows a team works on concurrently, one vector of lanes each (<= rows_per_team)
-  Staging stage_reference_x = Staging::automatic;
-  /// csell's scalar kernel: copy the first entries of the value table (its most frequent values, as
-  /// many as impl::staged_table_bytes hold) into team scratch once per team of rows, so that most
-  /// value lookups read shared memory instead of the L1/L2 gathers they cost otherwise. A staged
-  /// launch is a team of `team_size` threads (a row each at a time) over `rows_per_team` rows.
-  Staging stage_value_table = Staging::automatic;
+  int team_size = 0;  ///< rows a team works on concurrently, one vector of lanes each (<= rows_per_team)
+  StageReferenceX stage_reference_x = StageReferenceX::automatic;
   BlockShape block_shape = BlockShape::automatic;  ///< multi-vector products only
   /// Lane shape only: columns of X each lane owns (0 = the format's choice, 1, 2, 4 or 8). With 2, 4
   /// and 8 a lane loads its columns in pairs (one 16-byte load of two doubles), so a row needs a half,
@@ -77,10 +68,10 @@ inline const char* block_shape_name(BlockShape s) {
 }
 
 /// "automatic", "off" or "on".
-inline const char* stage_name(Staging s) {
+inline const char* stage_name(StageReferenceX s) {
   switch (s) {
-    case Staging::off: return "off";
-    case Staging::on: return "on";
+    case StageReferenceX::off: return "off";
+    case StageReferenceX::on: return "on";
     default: return "automatic";
   }
 }

@@ -181,16 +181,14 @@ class SpmvPlan {
   /// automatic only on GPUs for formats with the lane shape: lanes from the format's fewest columns
   /// (csell: 2 where X allows pairs; otherwise 8, impl::gpu_lane_min_columns), rows below.
   BlockShape block_shape() const { return block_shape_; }
-  /// Vector kernels: rows per team, rows a team works on concurrently, lanes per row, unroll factor.
+  /// Vector kernels: rows per team, rows a team works on concurrently, lanes per row; unroll factor
+  /// (also csell's thread-per-row kernel on GPUs; 1 where a kernel has none).
   int rows_per_team() const { return shape_.rows_per_team; }
   int team_size() const { return shape_.team_size; }
   int vector_length() const { return shape_.vector_length; }
   int unroll() const { return unroll_; }
-  /// Team scratch bytes of a staged kernel: the hybrid vector kernel's part of x, or csell's table
-  /// head (0: nothing staged).
+  /// Team scratch bytes of the staged hybrid kernel (0: x is not staged).
   std::size_t scratch_bytes() const { return scratch_; }
-  /// Entries of csell's value table its staged scalar kernel copies into team scratch (0: not staged).
-  int staged_table_values() const { return staged_values_; }
   /// One line naming the format and every choice, e.g.
   /// "hybrid vector: 4 rows per team, 4 at a time, 32 lanes, unroll 4, x not staged".
   std::string description() const {
@@ -203,16 +201,8 @@ class SpmvPlan {
         os << (scratch_ > 0 ? ", x's reference part staged (" + std::to_string(scratch_) + " bytes)"
                             : ", x not staged");
       }
-    } else if (Functor<1>::scalar_unrolled) {
+    } else if (unroll_ > 1) {
       os << ": unroll " << unroll_;
-      if (Functor<1>::can_stage_table) {
-        if (staged_values_ > 0) {
-          os << ", value table's first " << staged_values_ << " entries staged (" << scratch_ << " bytes), "
-             << shape_.rows_per_team << " rows per team, " << shape_.team_size << " at a time";
-        } else {
-          os << ", value table not staged";
-        }
-      }
     }
     return os.str();
   }
@@ -242,45 +232,20 @@ class SpmvPlan {
     }
   }
 
-  // the scalar kernel: its unroll factor, and whether (and how) csell stages its table's head
+  // the thread-per-row kernel's unroll factor (csell: entries decoded together per row; the host
+  // runs csell's slice shape, which has none)
   void plan_scalar_launch() {
-    if constexpr (Functor<1>::scalar_unrolled) unroll_ = opts_.unroll > 0 ? opts_.unroll : impl::default_scalar_unroll;
-    if constexpr (Functor<1>::can_stage_table) {
-      const std::size_t limit = std::min(impl::staged_table_bytes,
-                                         static_cast<std::size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0)));
-      const int values = Functor<1>::table_values_to_stage(A_, limit);
-      if (opts_.stage_value_table == Staging::on && values == 0) {
-        throw std::invalid_argument(std::string("cispmv::SpmvPlan: stage_value_table = on, but this ") +
-                                    Matrix::format_name +
-                                    " matrix has no value table (its values are stored inline) or the team scratch "
-                                    "limit (" +
-                                    std::to_string(limit) + " bytes) holds none of it");
-      }
-      const bool stage = opts_.stage_value_table == Staging::on ||
-                         (opts_.stage_value_table == Staging::automatic && values > 0 && impl::is_gpu_space_v<Exec>);
-      if (!stage) return;
-      staged_values_ = values;
-      scratch_ = Functor<1>::table_scratch_bytes(values);
-      shape_ = impl::table_launch<Exec>(opts_);
-      league_ =
-          static_cast<int>((static_cast<long long>(A_.num_rows) + shape_.rows_per_team - 1) / shape_.rows_per_team);
-      switch (unroll_) {  // never more threads than the kernel's registers and scratch allow
-        case 1: clamp_team_size<1, impl::StagedTableTag>(); break;
-        case 2: clamp_team_size<2, impl::StagedTableTag>(); break;
-        case 4: clamp_team_size<4, impl::StagedTableTag>(); break;
-        default: clamp_team_size<8, impl::StagedTableTag>(); break;
-      }
-    }
+    if constexpr (Functor<1>::scalar_unrolled && (impl::is_gpu_space_v<Exec> || !Functor<1>::has_host_slice_kernel))
+      unroll_ = opts_.unroll > 0 ? opts_.unroll : impl::default_scalar_unroll;
   }
 
-  template <int Unroll, class Tag = void>
+  template <int Unroll>
   void clamp_team_size() {
     using F = Functor<Unroll>;
     const typename impl::PlanViews<Exec, Matrix>::x_type x;
     const typename impl::PlanViews<Exec, Matrix>::y_type y;
     const F f(A_, x, y, value_type(1), value_type(0));
-    using Policy = std::conditional_t<std::is_void_v<Tag>, Kokkos::TeamPolicy<Exec>, Kokkos::TeamPolicy<Exec, Tag>>;
-    Policy automatic(exec_, league_, Kokkos::AUTO, shape_.vector_length);
+    Kokkos::TeamPolicy<Exec> automatic(exec_, league_, Kokkos::AUTO, shape_.vector_length);
     if (scratch_ > 0) automatic.set_scratch_size(0, Kokkos::PerTeam(scratch_));
     const int max_team = automatic.team_size_max(f, Kokkos::ParallelForTag());
     shape_.team_size = std::max(1, std::min(shape_.team_size, max_team));
@@ -292,13 +257,13 @@ class SpmvPlan {
       const std::size_t bytes = Functor<1>::scratch_bytes(A_);
       const std::size_t limit = static_cast<std::size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0));
       const bool fits = bytes > 0 && bytes <= limit;
-      if (opts_.stage_reference_x == Staging::on && !fits) {
+      if (opts_.stage_reference_x == StageReferenceX::on && !fits) {
         throw std::invalid_argument("cispmv::SpmvPlan: stage_reference_x = on, but the reference part of x (" +
                                     std::to_string(bytes) + " bytes) is empty or exceeds the team scratch limit (" +
                                     std::to_string(limit) + " bytes)");
       }
-      const bool stage = opts_.stage_reference_x == Staging::on ||
-                         (opts_.stage_reference_x == Staging::automatic && fits && impl::is_gpu_space_v<Exec>);
+      const bool stage = opts_.stage_reference_x == StageReferenceX::on ||
+                         (opts_.stage_reference_x == StageReferenceX::automatic && fits && impl::is_gpu_space_v<Exec>);
       return stage ? bytes : 0;
     } else {
       return 0;
@@ -320,17 +285,6 @@ class SpmvPlan {
           case 2: launch_vector<Beta, 2>(alpha, x, beta, y); break;
           case 4: launch_vector<Beta, 4>(alpha, x, beta, y); break;
           default: launch_vector<Beta, 8>(alpha, x, beta, y); break;
-        }
-        return;
-      }
-    }
-    if constexpr (Functor<1>::can_stage_table) {
-      if (staged_values_ > 0) {
-        switch (unroll_) {
-          case 1: launch_staged_table<Beta, 1>(alpha, x, beta, y); break;
-          case 2: launch_staged_table<Beta, 2>(alpha, x, beta, y); break;
-          case 4: launch_staged_table<Beta, 4>(alpha, x, beta, y); break;
-          default: launch_staged_table<Beta, 8>(alpha, x, beta, y); break;
         }
         return;
       }
@@ -362,17 +316,6 @@ class SpmvPlan {
                          Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<ordinal_type>>(
                              exec_, 0, A_.num_rows),
                          Functor<Unroll, Beta, XView, YView>(A_, x, y, alpha, beta));
-  }
-
-  template <int Beta, int Unroll, class XView, class YView>
-  void launch_staged_table(value_type alpha, const XView& x, value_type beta, const YView& y) const {
-    using F = Functor<Unroll, Beta, XView, YView>;
-    F f(A_, x, y, alpha, beta);
-    f.staged_values = staged_values_;
-    f.rows_per_team = shape_.rows_per_team;
-    Kokkos::TeamPolicy<Exec, impl::StagedTableTag> p(exec_, league_, shape_.team_size, 1);
-    p.set_scratch_size(0, Kokkos::PerTeam(scratch_));
-    Kokkos::parallel_for(label_, p, f);
   }
 
   template <int Beta, int Unroll, class XView, class YView>
@@ -503,7 +446,6 @@ class SpmvPlan {
   int unroll_ = 1;
   int league_ = 0;
   std::size_t scratch_ = 0;
-  int staged_values_ = 0;
 };
 
 /// A plan with its types deduced: `auto plan = cispmv::make_spmv_plan(exec, A, opts);`.

@@ -7,7 +7,6 @@
 #include "cispmv/options.hpp"
 
 #include <algorithm>
-#include <cstddef>
 
 namespace cispmv::impl {
 
@@ -30,15 +29,9 @@ inline constexpr int host_default_rows_per_team = 64;
 /// staged (H200 sweep, perf/results/: staged teams keep more rows in flight and need fewer).
 inline constexpr int default_unroll = 4;
 inline constexpr int default_staged_unroll = 2;
-/// Entries csell's scalar kernel decodes together per row unless SpmvOptions::unroll says otherwise.
-inline constexpr int default_scalar_unroll = 4;
-/// Team scratch bytes csell's staged scalar kernel gives the head of its value table: 4,096 doubles,
-/// which cover ~95 % of the entries of a full-CI Hamiltonian (its table is most frequent first).
-inline constexpr std::size_t staged_table_bytes = 32768;
-/// Team shape of the staged-table kernel on a GPU: threads per team (one row each at a time) and
-/// rows per team (several rows per thread, so that a team's copy of the table serves many rows).
-inline constexpr int gpu_default_table_team_size = 512;
-inline constexpr int gpu_default_table_rows_per_team = 2048;
+/// Entries csell's scalar kernel decodes together per row unless SpmvOptions::unroll says otherwise
+/// (H100, frozen-core FCI: 8 is 4 % faster than 4, 2 is 11 % slower; perf/results/2026-11-24-h100-session5/).
+inline constexpr int default_scalar_unroll = 8;
 /// Threads a GPU team may have (CUDA's block limit).
 inline constexpr int gpu_max_team_threads = 1024;
 /// Launch shape of the vector kernels for execution space Exec; `staged`: the hybrid kernel stages
@@ -66,20 +59,6 @@ VectorLaunch vector_launch(const SpmvOptions& opts, double mean_row_length, bool
     (void)staged;
     const int rows = opts.rows_per_team > 0 ? opts.rows_per_team : host_default_rows_per_team;
     return {rows, 1, 1};
-  }
-}
-
-/// Team shape of a staged scalar kernel (rows_per_team, team_size; vector_length 1). GPU: the
-/// options' or the defaults above, a team never larger than its rows or 1024 threads. Host: one
-/// thread per team over host_default_rows_per_team rows.
-template <class Exec>
-VectorLaunch table_launch(const SpmvOptions& opts) {
-  if constexpr (is_gpu_space_v<Exec>) {
-    const int rows = opts.rows_per_team > 0 ? opts.rows_per_team : gpu_default_table_rows_per_team;
-    const int team = opts.team_size > 0 ? opts.team_size : gpu_default_table_team_size;
-    return {rows, std::max(1, std::min({team, rows, gpu_max_team_threads})), 1};
-  } else {
-    return {opts.rows_per_team > 0 ? opts.rows_per_team : host_default_rows_per_team, 1, 1};
   }
 }
 

@@ -17,9 +17,6 @@ namespace cispmv::impl {
 
 /// Tag of the host slice shape of a scalar kernel (see SpmvFunctorBase::has_host_slice_kernel).
 struct SliceTag {};
-/// Tag of the staged-table shape of csell's scalar kernel (a team of rows, the head of the value
-/// table in team scratch; see SpmvOptions::stage_value_table).
-struct StagedTableTag {};
 /// Tag of the lane shape of a multi-vector kernel (see SpmvBlockFunctorBase::for_lanes): each lane
 /// owns Loads groups of Width adjacent columns of X (Width 1: one value per load; 2: a pair).
 template <int Width, int Loads>
@@ -46,9 +43,6 @@ struct SpmvFunctorBase {
   static constexpr bool can_stage_x = false;
   /// Scalar kernels that take SpmvOptions::unroll (entries decoded together per row) say so.
   static constexpr bool scalar_unrolled = false;
-  /// Scalar kernels that can stage the head of a value table in team scratch memory say so
-  /// (operator()(StagedTableTag, team); SpmvOptions::stage_value_table).
-  static constexpr bool can_stage_table = false;
   /// Sliced formats whose scalar kernel has a CPU shape say so: operator()(SliceTag, slice) walks a
   /// whole slice with the loops interchanged (entry k of every row of the slice, then k + 1), so a
   /// CPU thread streams the slice's column-major block once, front to back, instead of striding

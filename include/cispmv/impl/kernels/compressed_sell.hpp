@@ -9,7 +9,6 @@
 #include "cispmv/formats/compressed_sell.hpp"
 #include "cispmv/impl/kernels/common.hpp"
 
-#include <cstddef>
 #include <cstdint>
 
 namespace cispmv::impl {
@@ -22,59 +21,16 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
   static constexpr bool has_vector_kernel = false;
   static constexpr bool has_host_slice_kernel = true;
   static constexpr bool scalar_unrolled = true;
-  static constexpr bool can_stage_table = true;
   /// Rows of a slice the host shape carries at once (their columns and sums live in registers / L1).
   static constexpr int host_lanes = 8;
-  using scratch_view = Kokkos::View<S*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
   /// The value table, read at scattered places: the read-only data path (__ldg on CUDA).
   Kokkos::View<const S*, typename Matrix::device_type, Kokkos::MemoryTraits<Kokkos::RandomAccess>> table;
-  /// Staged-table shape: entries 0 .. staged_values-1 of the table are copied into team scratch.
-  int staged_values = 0;
 
   SpmvFunctor(const Matrix& A_, const XView& x_, const YView& y_, S alpha_, S beta_)
       : Base(A_, x_, y_, alpha_, beta_), table(A_.value_table) {}
 
-  /// Entries of the table a team stages within `limit` bytes of scratch (0: nothing to stage, the
-  /// matrix has no table), and the scratch bytes they take.
-  static int table_values_to_stage(const Matrix& A, std::size_t limit) {
-    if (!A.uses_table) return 0;
-    const std::size_t fit = limit / sizeof(S);
-    return static_cast<int>(A.value_table.extent(0) < fit ? A.value_table.extent(0) : fit);
-  }
-  static std::size_t table_scratch_bytes(int values) { return scratch_view::shmem_size(values); }
-
-  /// Thread per row: Unroll entries at a time.
   KOKKOS_INLINE_FUNCTION void operator()(const O row) const {
-    finish_row(row, row_sum(row, [&](const std::uint16_t v) { return table(v); }));
-  }
-
-  /// The staged-table shape: the team copies the table's head (its most frequent values) into
-  /// scratch, then each thread takes rows first + i, first + i + team_size, ...; consecutive threads
-  /// take consecutive rows, so a warp still reads a slice's entries in coalesced runs. Lookups of the
-  /// head read shared memory, the rest the table through the read-only cache.
-  KOKKOS_INLINE_FUNCTION void operator()(StagedTableTag, const typename Base::team_member& team) const {
-    const scratch_view head(team.team_scratch(0), staged_values);
-    const int n = staged_values;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](const int i) { head(i) = table(i); });
-    team.team_barrier();
-    const O first = static_cast<O>(team.league_rank()) * this->rows_per_team;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, this->rows_per_team), [&](const O i) {
-      const O row = first + i;
-      if (row >= this->A.num_rows) return;
-      finish_row(row, row_sum(row, [&](const std::uint16_t v) {
-                   if (v < n) return head(v);
-                   return table(v);
-                 }));
-    });
-  }
-
-  /// A row's sum over its entries of C: Unroll at a time, their delta and index loads go out
-  /// together, then their table lookups and gathers of x, so each thread keeps several independent
-  /// loads in flight (a row's columns form a chain of additions, but the additions are cheap; the
-  /// loads are what waits). `value(index)` looks a table index up.
-  template <class Lookup>
-  KOKKOS_FORCEINLINE_FUNCTION S row_sum(const O row, const Lookup& value) const {
     const Matrix& A = this->A;
     const O h = A.slice_height;
     const O s = row / h;
@@ -82,6 +38,10 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
     const O length = A.row_length(row);
     O col = A.first_col(row);
     S sum = 0;
+    // Unroll entries at a time (SpmvOptions::unroll; 8 by default): their delta and index loads go
+    // out together, then their table and x gathers, so each thread keeps several independent loads
+    // in flight (a row's columns form a chain of additions, but the additions are cheap; the loads
+    // are what waits).
     constexpr O unroll = Unroll;
     constexpr std::uint16_t jump = Matrix::jump_delta;  // a slot that only advances the column
     const Off step = static_cast<Off>(h);
@@ -96,13 +56,13 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
         }
         for (O u = 0; u < unroll; ++u) c[u] = col += static_cast<O>(d[u]);
         for (O u = 0; u < unroll; ++u) {
-          if (d[u] != jump) sum += value(v[u]) * this->x(c[u]);
+          if (d[u] != jump) sum += table(v[u]) * this->x(c[u]);
         }
       }
       for (; k < length; ++k, idx += step) {
         const std::uint16_t d = load_once(A.col_delta(idx));
         col += static_cast<O>(d);
-        if (d != jump) sum += value(load_once(A.value_index(idx))) * this->x(col);
+        if (d != jump) sum += table(load_once(A.value_index(idx))) * this->x(col);
       }
     } else {
       for (; k + unroll <= length; k += unroll, idx += unroll * step) {
@@ -124,7 +84,7 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
         if (d != jump) sum += load_once(A.inline_values(idx)) * this->x(col);
       }
     }
-    return sum;
+    finish_row(row, sum);
   }
 
   /// The CPU shape: slice s, host_lanes rows at a time, entry k of each of them before entry k + 1.
