@@ -25,7 +25,7 @@
 namespace cispmv {
 
 /// Compressed Sliced ELLPACK matrix: A = C + R, where C holds nearly every entry in 4 bytes and the
-/// rest R (entries C cannot encode) is a small Sliced ELLPACK of 32-bit columns and full values.
+/// rest R (entries C cannot encode) is a small CSR.
 ///
 /// Why. A CI Hamiltonian's off-diagonal elements are signed two-electron integrals or small sums of
 /// them: a few thousand distinct values cover ~95 % of the entries (H2O/6-31G frozen core: the 4,096
@@ -47,11 +47,8 @@ namespace cispmv {
 ///   Where the table would cover less than half of the entries (random values, as in the generated
 ///   suite), there is no table: `uses_table` is false and `inline_values(e)` holds each value in the
 ///   same sliced layout (10 bytes per nonzero instead of 4: only the columns compress).
-/// - R: every entry whose value is not in the table, in the same sliced layout as C: row r's j-th
-///   entry of R (in column order) is at `rest_slice_ptr(s) + j*slice_height + i`, its column in
-///   `rest_col_idx` and its value in `rest_values`; `rest_length(r)` entries per row, the slots past
-///   them padding (never read). So the lanes of a warp read R in coalesced runs too (a CSR rest read
-///   a separate run per lane).
+/// - R: `rest_row_ptr` / `rest_col_idx` / `rest_values`, CSR of every entry whose value is not in the
+///   table.
 /// The product is exact up to summation order: each row adds its C entries in column order, then
 /// its R entries.
 template <class Scalar, class Ordinal = int, class Offset = std::size_t, class Device = Kokkos::DefaultExecutionSpace>
@@ -86,20 +83,13 @@ struct CompressedSellMatrix : impl::FormatTypes<Scalar, Ordinal, Offset, Device>
   bool uses_table = true;          ///< values through value_table (else inline_values)
   values_type value_table;         ///< the distinct values C refers to, most frequent first
   values_type inline_values;       ///< without a table: the values, laid out as col_delta
-  slice_ptr_type rest_slice_ptr;   ///< R: num_slices + 1 offsets into rest_col_idx / rest_values
-  ordinal_view rest_length;        ///< R: entries per row
-  ordinal_view rest_col_idx;       ///< R: columns (padding: 0)
-  values_type rest_values;         ///< R: values (padding: 0)
+  slice_ptr_type rest_row_ptr;     ///< R: num_rows + 1 offsets
+  ordinal_view rest_col_idx;       ///< R: columns
+  values_type rest_values;         ///< R: values
 
   KOKKOS_INLINE_FUNCTION std::size_t nnz() const { return num_nonzeros; }
   KOKKOS_INLINE_FUNCTION Ordinal num_slices() const { return static_cast<Ordinal>(slice_ptr.extent(0)) - 1; }
-  /// Entries of R (without its padding).
-  std::size_t rest_nnz() const { return num_nonzeros - compressed_nnz; }
-  /// Where row `row`'s first entry of R lies; its j-th lies j * slice_height further.
-  KOKKOS_INLINE_FUNCTION Offset rest_start(const Ordinal row) const {
-    const Ordinal s = row / slice_height;
-    return rest_slice_ptr(s) + static_cast<Offset>(row - s * slice_height);
-  }
+  std::size_t rest_nnz() const { return rest_values.extent(0); }
 
   /// The same matrix with every View replaced by f(View) (see CsrMatrix::map_views).
   template <class OtherDevice, class F>
@@ -118,8 +108,7 @@ struct CompressedSellMatrix : impl::FormatTypes<Scalar, Ordinal, Offset, Device>
     out.row_length = f(row_length);
     out.value_table = f(value_table);
     out.inline_values = f(inline_values);
-    out.rest_slice_ptr = f(rest_slice_ptr);
-    out.rest_length = f(rest_length);
+    out.rest_row_ptr = f(rest_row_ptr);
     out.rest_col_idx = f(rest_col_idx);
     out.rest_values = f(rest_values);
     return out;
@@ -230,6 +219,7 @@ struct CompressedSellEncoder {
   Csr A;
   Matrix C;
   ValueIndexMap<typename Csr::device_type> index;
+  Kokkos::View<Offset*, typename Csr::device_type> rest_count;  ///< row r's entries of R at r + 1
 
   /// f(k, kept, jumps before it, its delta after the jumps, table index) for every entry of row r.
   template <class F>
@@ -264,14 +254,14 @@ struct CompressedSellEncoder {
       kept += static_cast<Ordinal>(1 + jumps);
     });
     C.row_length(r) = kept;
-    C.rest_length(r) = static_cast<Ordinal>(rest);
+    rest_count(static_cast<std::size_t>(r) + 1) = rest;
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(Fill, const Ordinal r) const {
     const Ordinal s = r / C.slice_height;
     const Offset step = static_cast<Offset>(C.slice_height);
     Offset at = C.slice_ptr(s) + static_cast<Offset>(r - s * C.slice_height);
-    Offset rest_at = C.rest_start(r);
+    Offset rest_at = C.rest_row_ptr(r);
     for_each_entry(r, [&](Offset k, bool keep, std::int64_t jumps, std::int64_t delta, std::int32_t slot) {
       if (keep) {
         for (std::int64_t j = 0; j < jumps; ++j) {  // value index / inline value stay 0
@@ -288,41 +278,11 @@ struct CompressedSellEncoder {
       } else {
         C.rest_col_idx(rest_at) = A.col_idx(k);
         C.rest_values(rest_at) = A.values(k);
-        rest_at += step;
+        ++rest_at;
       }
     });
   }
 };
-
-/// Offsets of the slices of a sliced layout with `length(r)` slots for row r: each slice takes its
-/// longest row times its height (summed in 64 bits, then checked against Offset). `slots`: the total.
-template <class Exec, class Offset, class Lengths, class Ordinal>
-Kokkos::View<Offset*, typename Lengths::device_type> slice_offsets(const Lengths& length, Ordinal num_slices,
-                                                                   Ordinal slice_height, const char* label,
-                                                                   std::size_t& slots) {
-  using Mem = typename Lengths::memory_space;
-  using Rows = Kokkos::RangePolicy<Exec, Kokkos::IndexType<Ordinal>>;
-  const Ordinal rows = static_cast<Ordinal>(length.extent(0));
-  Kokkos::View<std::uint64_t*, Mem> offsets("csell::slice_offsets", static_cast<std::size_t>(num_slices) + 1);
-  std::uint64_t total = 0;
-  Kokkos::parallel_scan(
-      label, Rows(0, num_slices),
-      KOKKOS_LAMBDA(const Ordinal s, std::uint64_t& partial, const bool final) {
-        Ordinal width = 0;
-        const Ordinal end = rows - s * slice_height < slice_height ? rows : (s + 1) * slice_height;
-        for (Ordinal r = s * slice_height; r < end; ++r) width = length(r) > width ? length(r) : width;
-        partial += static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(slice_height);
-        if (final) offsets(static_cast<std::size_t>(s) + 1) = partial;
-      },
-      total);
-  slots = static_cast<std::size_t>(checked_size<Offset>(total, "Compressed Sliced ELLPACK size"));
-  Kokkos::View<Offset*, typename Lengths::device_type> ptr(
-      Kokkos::view_alloc(std::string(label), Kokkos::WithoutInitializing), static_cast<std::size_t>(num_slices) + 1);
-  Kokkos::parallel_for(
-      "cispmv::to_compressed_sell::slice_ptr", Rows(0, num_slices + 1),
-      KOKKOS_LAMBDA(const Ordinal s) { ptr(s) = static_cast<Offset>(offsets(s)); });
-  return ptr;
-}
 
 }  // namespace impl
 
@@ -343,6 +303,7 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell(
   using Matrix = CompressedSellMatrix<Scalar, Ordinal, Offset, Device>;
   using Encoder = impl::CompressedSellEncoder<Scalar, Ordinal, Offset, Device>;
   using Exec = typename Matrix::execution_space;
+  using Mem = typename Matrix::memory_space;
   using Rows = Kokkos::RangePolicy<Exec, Kokkos::IndexType<Ordinal>>;
   if (slice_height <= 0) {
     throw std::invalid_argument("cispmv::to_compressed_sell: slice_height must be positive, got " +
@@ -390,32 +351,57 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell(
   const std::size_t n = static_cast<std::size_t>(A.num_rows);
   C.row_length = typename Matrix::ordinal_view(Kokkos::view_alloc("csell::row_length", Kokkos::WithoutInitializing), n);
   C.first_col = typename Matrix::ordinal_view("csell::first_col", n);
-  C.rest_length =
-      typename Matrix::ordinal_view(Kokkos::view_alloc("csell::rest_length", Kokkos::WithoutInitializing), n);
-  Encoder encode{A, C, impl::ValueIndexMap<typename Matrix::device_type>(keys)};
+  Encoder encode{A, C, impl::ValueIndexMap<typename Matrix::device_type>(keys),
+                 Kokkos::View<Offset*, Mem>("csell::rest_row_ptr", n + 1)};
   Kokkos::parallel_for("cispmv::to_compressed_sell::count",
                        Kokkos::RangePolicy<Exec, typename Encoder::Count, Kokkos::IndexType<Ordinal>>(0, A.num_rows),
                        encode);
 
-  // Slices of C and of R sized by their longest row (offsets summed in 64 bits, then checked
-  // against Offset).
+  // Slices sized by their longest row of C (offsets summed in 64 bits, then checked against Offset);
+  // R's row pointer by prefix sum, in place.
   const Ordinal num_slices =
       static_cast<Ordinal>((static_cast<long long>(A.num_rows) + slice_height - 1) / slice_height);
-  std::size_t slots = 0, rest_slots = 0, rest_total = 0;
-  C.slice_ptr = impl::slice_offsets<Exec, Offset>(C.row_length, num_slices, slice_height, "csell::slice_ptr", slots);
-  C.rest_slice_ptr =
-      impl::slice_offsets<Exec, Offset>(C.rest_length, num_slices, slice_height, "csell::rest_slice_ptr", rest_slots);
-  const auto rest_length = C.rest_length;
-  Kokkos::parallel_reduce(
-      "cispmv::to_compressed_sell::rest", Rows(0, A.num_rows),
-      KOKKOS_LAMBDA(const Ordinal r, std::size_t& partial) { partial += static_cast<std::size_t>(rest_length(r)); },
+  const auto row_length = C.row_length;
+  const Ordinal rows = A.num_rows;
+  Kokkos::View<std::uint64_t*, Mem> slice_offsets("csell::slice_offsets", static_cast<std::size_t>(num_slices) + 1);
+  std::uint64_t total = 0;
+  Kokkos::parallel_scan(
+      "cispmv::to_compressed_sell::slices", Rows(0, num_slices),
+      KOKKOS_LAMBDA(const Ordinal s, std::uint64_t& partial, const bool final) {
+        Ordinal width = 0;
+        const Ordinal end = rows - s * slice_height < slice_height ? rows : (s + 1) * slice_height;
+        for (Ordinal r = s * slice_height; r < end; ++r) width = row_length(r) > width ? row_length(r) : width;
+        partial += static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(slice_height);
+        if (final) slice_offsets(static_cast<std::size_t>(s) + 1) = partial;
+      },
+      total);
+  (void)impl::checked_size<Offset>(total, "Compressed Sliced ELLPACK size");
+  C.slice_ptr = typename Matrix::slice_ptr_type(Kokkos::view_alloc("csell::slice_ptr", Kokkos::WithoutInitializing),
+                                                static_cast<std::size_t>(num_slices) + 1);
+  const auto slice_ptr = C.slice_ptr;
+  Kokkos::parallel_for(
+      "cispmv::to_compressed_sell::slice_ptr", Rows(0, num_slices + 1),
+      KOKKOS_LAMBDA(const Ordinal s) { slice_ptr(s) = static_cast<Offset>(slice_offsets(s)); });
+  const auto rest = encode.rest_count;
+  Offset rest_total = 0;
+  Kokkos::parallel_scan(
+      "cispmv::to_compressed_sell::rest_row_ptr", Rows(0, A.num_rows),
+      KOKKOS_LAMBDA(const Ordinal r, Offset& partial, const bool final) {
+        const Offset count = rest(static_cast<std::size_t>(r) + 1);
+        partial += count;
+        if (final) rest(static_cast<std::size_t>(r) + 1) = partial;
+      },
       rest_total);
-  C.compressed_nnz = A.nnz() - static_cast<std::size_t>(rest_total);       // jump slots are in row_length, not here
-  C.col_delta = typename Matrix::compact_view("csell::col_delta", slots);  // padding: 0
+  C.rest_row_ptr = rest;
+  C.compressed_nnz = A.nnz() - static_cast<std::size_t>(rest_total);  // jump slots are in row_length, not here
+  const std::size_t slots = static_cast<std::size_t>(total);
+  C.col_delta = typename Matrix::compact_view("csell::col_delta", slots);                         // padding: 0
   C.value_index = typename Matrix::compact_view("csell::value_index", C.uses_table ? slots : 0);  // padding: 0
   C.inline_values = typename Matrix::values_type("csell::inline_values", C.uses_table ? 0 : slots);
-  C.rest_col_idx = typename Matrix::ordinal_view("csell::rest_col_idx", rest_slots);  // padding: 0
-  C.rest_values = typename Matrix::values_type("csell::rest_values", rest_slots);     // padding: 0
+  C.rest_col_idx = typename Matrix::ordinal_view(Kokkos::view_alloc("csell::rest_col_idx", Kokkos::WithoutInitializing),
+                                                 static_cast<std::size_t>(rest_total));
+  C.rest_values = typename Matrix::values_type(Kokkos::view_alloc("csell::rest_values", Kokkos::WithoutInitializing),
+                                               static_cast<std::size_t>(rest_total));
   encode.C = C;
   Kokkos::parallel_for("cispmv::to_compressed_sell::fill",
                        Kokkos::RangePolicy<Exec, typename Encoder::Fill, Kokkos::IndexType<Ordinal>>(0, A.num_rows),
@@ -441,7 +427,7 @@ HostCsrMatrix<Scalar, Ordinal, Offset> to_csr(const CompressedSellMatrix<Scalar,
     const Ordinal ri = static_cast<Ordinal>(r);
     for (Offset i = 0; i < static_cast<Offset>(C.row_length(ri)); ++i)
       entries += C.col_delta(slot0(ri) + i * h) != M::jump_delta;
-    ptr[r + 1] = ptr[r] + entries + static_cast<Offset>(C.rest_length(ri));
+    ptr[r + 1] = ptr[r] + entries + (C.rest_row_ptr(ri + 1) - C.rest_row_ptr(ri));
   }
   HostCsrMatrix<Scalar, Ordinal, Offset> A("csr", C.num_rows, C.num_cols, ptr[n]);
   for (std::size_t r = 0; r <= n; ++r) A.row_ptr(r) = ptr[r];
@@ -450,8 +436,8 @@ HostCsrMatrix<Scalar, Ordinal, Offset> to_csr(const CompressedSellMatrix<Scalar,
         const Ordinal s = r / C.slice_height;
         const Offset base = C.slice_ptr(s) + static_cast<Offset>(r - s * C.slice_height);
         const Offset length = static_cast<Offset>(C.row_length(r));
-        Offset i = 0, rest = C.rest_start(r), out = ptr[static_cast<std::size_t>(r)];
-        const Offset rest_end = rest + static_cast<Offset>(C.rest_length(r)) * h;
+        Offset i = 0, rest = C.rest_row_ptr(r), out = ptr[static_cast<std::size_t>(r)];
+        const Offset rest_end = C.rest_row_ptr(r + 1);
         Ordinal col = C.first_col(r);
         while (i < length || rest < rest_end) {
           if (i < length && C.col_delta(base + i * h) == M::jump_delta) {  // a jump slot: no entry
@@ -468,7 +454,7 @@ HostCsrMatrix<Scalar, Ordinal, Offset> to_csr(const CompressedSellMatrix<Scalar,
           } else {
             A.col_idx(out) = C.rest_col_idx(rest);
             A.values(out) = C.rest_values(rest);
-            rest += h;
+            ++rest;
           }
           ++out;
         }

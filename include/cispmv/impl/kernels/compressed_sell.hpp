@@ -2,7 +2,7 @@
 // The Compressed Sliced ELLPACK kernel: thread per row (consecutive rows on consecutive lanes, so
 // each step of a warp reads two 64-byte runs of 16-bit words), columns rebuilt from deltas in a
 // register, values looked up in the value table through the read-only cache (or read inline when
-// the matrix has no table), then the row's few entries of the rest R (sliced the same way).
+// the matrix has no table), then the row's few entries of the rest R.
 
 #include <Kokkos_Core.hpp>
 
@@ -147,13 +147,11 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
       }
     }
   }
-  // the row's entries of the rest R (sliced as C: consecutive rows' j-th entries are adjacent), then y
+  // the row's entries of the rest R, then y
   KOKKOS_FORCEINLINE_FUNCTION void finish_row(const O row, S sum) const {
     const Matrix& A = this->A;
-    const Off step = static_cast<Off>(A.slice_height);
-    Off k = A.rest_start(row);
-    for (O j = 0; j < A.rest_length(row); ++j, k += step)
-      sum += load_once(A.rest_values(k)) * this->x(load_once(A.rest_col_idx(k)));
+    const Off rest_end = A.rest_row_ptr(row + 1);
+    for (Off k = A.rest_row_ptr(row); k < rest_end; ++k) sum += A.rest_values(k) * this->x(A.rest_col_idx(k));
     this->update(row, sum);
   }
 };
@@ -273,11 +271,8 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
   /// visit(value, column) for each entry of row `row` of the rest R.
   template <class Visit>
   KOKKOS_FORCEINLINE_FUNCTION void walk_rest(const O row, const Visit& visit) const {
-    const Matrix& A = this->A;
-    const Off step = static_cast<Off>(A.slice_height);
-    Off k = A.rest_start(row);
-    for (O j = 0; j < A.rest_length(row); ++j, k += step)
-      visit(load_once(A.rest_values(k)), load_once(A.rest_col_idx(k)));
+    const Off rest_end = this->A.rest_row_ptr(row + 1);
+    for (Off k = this->A.rest_row_ptr(row); k < rest_end; ++k) visit(this->A.rest_values(k), this->A.rest_col_idx(k));
   }
 };
 
