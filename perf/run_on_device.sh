@@ -116,7 +116,7 @@ for stage in "$@"; do
       ncu --clock-control none --target-processes all --kernel-name-base demangled -k regex:'SpmvFunctor' \
         --launch-count 8 --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
         --section WarpStateStats --section LaunchStats "$bench" --matrix fcidump:unit_tests/data/h2o_631g_fc.fcidump:8:all-irreps \
-        --iterations 1 --repetitions 1 --out-dir /tmp --benchmark_filter='csell/scalar(/unroll:4)?$' >"$RES/ncu-csell-unroll.txt" 2>&1
+        --iterations 1 --repetitions 1 --out-dir /tmp --benchmark_filter='csell/scalar/(unroll:4/)?iterations' >"$RES/ncu-csell-unroll.txt" 2>&1
       echo "exit code $?" | tee -a "$RES/log.txt" ;;
     ncu-blocks)
       log "ncu: csell's single-vector kernel and its lane-shape block kernel at k = 8 on the frozen-core FCI Hamiltonian"
