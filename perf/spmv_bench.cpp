@@ -172,10 +172,10 @@ class Suite {
           format_info(F).name, [this] { return build_format<F>(host_, FormatParams{}); }, kernels, {}, "",
           F == Format::csell ? "csell" : "");
     });
-    // csell's thread-per-row kernel with each unroll factor (GPUs; 8 is the default), one csell
-    // matrix for all of them (cache key "csell")
+    // csell's thread-per-row kernel with each unroll factor (GPUs; impl::default_scalar_unroll
+    // chooses 8 or 2 by the number of rows), one csell matrix for all of them (cache key "csell")
     if (impl::is_gpu_space_v<Exec>) {
-      for (int unroll : {1, 2, 4}) {
+      for (int unroll : {1, 2, 4, 8}) {
         SpmvOptions o{Kernel::scalar};
         o.unroll = unroll;
         add_format(

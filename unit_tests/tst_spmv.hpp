@@ -315,10 +315,15 @@ TYPED_TEST(SpmvTest, CompressedSellEveryUnrollMatchesHostOracle) {
       o.unroll = unroll;
       cispmv::test::expect_matches_oracle<TEST_EXECSPACE>(*M, A, o, Scalar(1.5), Scalar(-0.5), 67);
       const auto plan = make_spmv_plan(TEST_EXECSPACE(), to_device<TEST_EXECSPACE>(*M), o);
-      EXPECT_EQ(plan.unroll(), gpu ? (unroll > 0 ? unroll : impl::default_scalar_unroll) : 1);
+      EXPECT_EQ(plan.unroll(), gpu ? (unroll > 0 ? unroll : impl::few_rows_scalar_unroll) : 1);  // 1,100 rows
       EXPECT_EQ(plan.description().find("unroll") != std::string::npos, plan.unroll() > 1) << plan.description();
     }
   }
+  // the automatic factor: many per thread while the rows leave thread slots free, few once they
+  // fill the execution space twice over
+  const TEST_EXECSPACE exec;
+  EXPECT_EQ(impl::default_scalar_unroll(exec, 1100), impl::few_rows_scalar_unroll);
+  EXPECT_EQ(impl::default_scalar_unroll(exec, 2LL * exec.concurrency()), impl::many_rows_scalar_unroll);
 }
 
 }  // namespace

@@ -236,7 +236,7 @@ class SpmvPlan {
   // runs csell's slice shape, which has none)
   void plan_scalar_launch() {
     if constexpr (Functor<1>::scalar_unrolled && (impl::is_gpu_space_v<Exec> || !Functor<1>::has_host_slice_kernel))
-      unroll_ = opts_.unroll > 0 ? opts_.unroll : impl::default_scalar_unroll;
+      unroll_ = opts_.unroll > 0 ? opts_.unroll : impl::default_scalar_unroll(exec_, A_.num_rows);
   }
 
   template <int Unroll>

@@ -29,9 +29,18 @@ inline constexpr int host_default_rows_per_team = 64;
 /// staged (H200 sweep, perf/results/: staged teams keep more rows in flight and need fewer).
 inline constexpr int default_unroll = 4;
 inline constexpr int default_staged_unroll = 2;
-/// Entries csell's scalar kernel decodes together per row unless SpmvOptions::unroll says otherwise
-/// (H100, frozen-core FCI: 8 is 4 % faster than 4, 2 is 11 % slower; perf/results/2026-11-24-h100-session5/).
-inline constexpr int default_scalar_unroll = 8;
+/// Entries csell's thread-per-row kernel decodes together per row unless SpmvOptions::unroll says
+/// otherwise: 8 while the rows fill the GPU's thread slots less than twice (each thread needs many
+/// loads in flight), 2 when they fill them twice or more (loads in flight come from the threads, and
+/// fewer registers per thread). H100 (perf/results/2026-11-24-h100-session5/), unroll 8 / 2: frozen-core
+/// FCI (245K rows) 0.381 / 0.437 ms, paper32k-1 (32K) 0.342 / 0.504, all-electron FCI (1.66M) 3.26 /
+/// 3.26, scaled-1048576 (1M, values inline) 7.39 / 5.46.
+inline constexpr int few_rows_scalar_unroll = 8;
+inline constexpr int many_rows_scalar_unroll = 2;
+template <class Exec>
+int default_scalar_unroll(const Exec& exec, long long rows) {
+  return rows >= 2LL * exec.concurrency() ? many_rows_scalar_unroll : few_rows_scalar_unroll;
+}
 /// Threads a GPU team may have (CUDA's block limit).
 inline constexpr int gpu_max_team_threads = 1024;
 /// Launch shape of the vector kernels for execution space Exec; `staged`: the hybrid kernel stages
