@@ -322,7 +322,8 @@ TYPED_TEST(SpmvTest, CompressedSellEveryUnrollMatchesHostOracle) {
   // the automatic factor: many per thread while the rows leave thread slots free, few once they
   // fill the execution space twice over
   const TEST_EXECSPACE exec;
-  EXPECT_EQ(impl::default_scalar_unroll(exec, 1100), impl::few_rows_scalar_unroll);
+  EXPECT_EQ(impl::default_scalar_unroll(exec, exec.concurrency()), impl::few_rows_scalar_unroll);
+  EXPECT_EQ(impl::default_scalar_unroll(exec, 2LL * exec.concurrency() - 1), impl::few_rows_scalar_unroll);
   EXPECT_EQ(impl::default_scalar_unroll(exec, 2LL * exec.concurrency()), impl::many_rows_scalar_unroll);
 }
 
