@@ -55,8 +55,10 @@ namespace impl {
 /// CSR's bandwidth); csell's host shape streams whole slices and reaches ~0.30 of CSR's bandwidth
 /// (2 cores, frozen-core H2O full CI: 430 MB in 39.2-40.6 ms against CSR's 1,201 MB in 32.9 ms,
 /// perf/results/2026-11-23-debian-2core/): it is waiting on its gathers, not on memory.
+/// `values_inline`: csell without a value table (random values) has no table gathers and reaches 68 %
+/// of copy on 1M rows (H100, scaled-1048576, 2 entries per step; perf/results/2026-11-24-h100-session5/).
 template <class Exec>
-double kernel_efficiency(Format f, double rows) {
+double kernel_efficiency(Format f, double rows, bool values_inline = false) {
   if constexpr (is_gpu_space_v<Exec>) {
     const double parallel = std::min(1.0, rows / 3.0e5);
     switch (f) {
@@ -64,10 +66,11 @@ double kernel_efficiency(Format f, double rows) {
       case Format::hybrid:
       case Format::hybrid16: return 0.6;
       case Format::sell: return 0.8 * parallel;
-      case Format::csell: return 0.5 * parallel;
+      case Format::csell: return (values_inline ? 0.68 : 0.5) * parallel;
       default: return 0.5;
     }
   } else {
+    (void)values_inline;
     switch (f) {
       case Format::csr: return 0.85;
       case Format::sell: return 0.3;
@@ -158,8 +161,9 @@ FormatChoice choose_format(const CsrMatrix<Scalar, int, Offset, Device>& A, int 
   choice.products = products;
   const double csr = nnz * (sizeof(Scalar) + sizeof(int)) + (rows + 1) * sizeof(Offset);
   auto add = [&](Format f, Kernel k, double bytes) {
-    choice.candidates.push_back(
-        {f, k, bytes + vectors, impl::kernel_efficiency<Exec>(f, rows), impl::conversion_reads<Exec>(f) * csr});
+    choice.candidates.push_back({f, k, bytes + vectors,
+                                 impl::kernel_efficiency<Exec>(f, rows, f == Format::csell && !uses_table),
+                                 impl::conversion_reads<Exec>(f) * csr});
   };
   add(Format::csr, impl::is_gpu_space_v<Exec> ? Kernel::vector : Kernel::scalar, csr);
   // the hybrid format stores the same entries (BOUNDARY <= the shortest row pads nothing); with fewer
