@@ -38,10 +38,10 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
     const O length = A.row_length(row);
     O col = A.first_col(row);
     S sum = 0;
-    // Unroll entries at a time (SpmvOptions::unroll; 8 by default): their delta and index loads go
-    // out together, then their table and x gathers, so each thread keeps several independent loads
-    // in flight (a row's columns form a chain of additions, but the additions are cheap; the loads
-    // are what waits).
+    // Unroll entries at a time (SpmvOptions::unroll, else impl::default_scalar_unroll: 8 or 2 by the
+    // number of rows): their delta and index loads go out together, then their table and x gathers,
+    // so each thread keeps several independent loads in flight (a row's columns form a chain of
+    // additions, but the additions are cheap; the loads are what waits).
     constexpr O unroll = Unroll;
     constexpr std::uint16_t jump = Matrix::jump_delta;  // a slot that only advances the column
     const Off step = static_cast<Off>(h);
