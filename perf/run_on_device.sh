@@ -92,11 +92,18 @@ for stage in "$@"; do
       "$bench" --matrix fcidump:unit_tests/data/h2o_631g_fc.fcidump:8:all-irreps --iterations 20 --repetitions 5 \
         --out-dir "$RES" --benchmark_filter='-unstaged' >"$RES/bench-h2o_631g_fc.txt" 2>&1
       echo "exit code $?" | tee -a "$RES/log.txt" ;;
-    bench-fci-large)
-      log "spmv_bench on H2O/6-31G all-electron full CI (level 10, 1.09e9 nonzeros) built in-process"
+    bench-fci-large|bench-csell-large)
+      # bench-csell-large: csell's thread-per-row kernels beside Kokkos Kernels and cuSPARSE CSR only
+      if [ "$stage" = bench-fci-large ]; then
+        filter='kokkos|cusparse|/csr/|/ell/|/ellr/scalar|/sell/|/sellr/scalar|/hybrid/vector/iter|/hybrid16/vector|/csell/'
+        out="$RES/bench-h2o_631g.txt"
+      else
+        filter='/csell/|kokkos-kernels/native|cusparse-csr/default|/sell/scalar'
+        out="$RES/bench-csell-large.txt"
+      fi
+      log "spmv_bench ($stage) on H2O/6-31G all-electron full CI (level 10, 1.09e9 nonzeros) built in-process"
       "$bench" --matrix fcidump:unit_tests/data/h2o_631g.fcidump:10:all-irreps --iterations 10 --repetitions 3 \
-        --out-dir "$RES" --benchmark_filter='kokkos|cusparse|/csr/|/ell/|/ellr/scalar|/sell/|/sellr/scalar|/hybrid/vector/iter|/hybrid16/vector|/csell/' \
-        >"$RES/bench-h2o_631g.txt" 2>&1
+        --out-dir "$RES" --benchmark_filter="$filter" >"$out" 2>&1
       echo "exit code $?" | tee -a "$RES/log.txt" ;;
     bench-csell)
       log "spmv_bench: csell's thread-per-row kernel (each unroll factor) beside Kokkos Kernels and cuSPARSE: frozen-core FCI, paper32k-1"
@@ -105,14 +112,8 @@ for stage in "$@"; do
           --benchmark_filter='/csell/|kokkos-kernels/native|cusparse|/sell/scalar|hybrid16/vector' >>"$RES/bench-csell.txt" 2>&1
         echo "$m: exit code $?" | tee -a "$RES/log.txt"
       done ;;
-    bench-csell-large)
-      log "spmv_bench: csell's scalar kernels beside Kokkos Kernels and cuSPARSE on H2O/6-31G all-electron full CI (1.09e9 nonzeros)"
-      "$bench" --matrix fcidump:unit_tests/data/h2o_631g.fcidump:10:all-irreps --iterations 10 --repetitions 3 \
-        --out-dir "$RES" --benchmark_filter='/csell/|kokkos-kernels/native|cusparse-csr/default|/sell/scalar' \
-        >"$RES/bench-csell-large.txt" 2>&1
-      echo "exit code $?" | tee -a "$RES/log.txt" ;;
     ncu-csell-unroll)
-      log "ncu: csell's thread-per-row kernel with 8 (default) and 4 entries decoded together, frozen-core FCI Hamiltonian"
+      log "ncu: csell's thread-per-row kernel with 8 (the automatic factor at 245K rows) and 4 entries decoded together, frozen-core FCI Hamiltonian"
       ncu --clock-control none --target-processes all --kernel-name-base demangled -k regex:'SpmvFunctor' \
         --launch-count 8 --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
         --section WarpStateStats --section LaunchStats "$bench" --matrix fcidump:unit_tests/data/h2o_631g_fc.fcidump:8:all-irreps \

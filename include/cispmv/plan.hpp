@@ -213,6 +213,10 @@ class SpmvPlan {
   using Functor = impl::SpmvFunctor<Exec, Matrix, XView, YView, Beta, Unroll>;
 
   static constexpr bool prefers_vector_on_gpu() { return Functor<1>::prefers_vector_on_gpu; }
+  /// Whether the scalar kernel runs its CPU slice shape (sliced formats on host spaces), not thread per row.
+  static constexpr bool scalar_runs_slices() {
+    return !impl::is_gpu_space_v<Exec> && Functor<1>::has_host_slice_kernel;
+  }
 
   void plan_vector_launch() {
     if constexpr (Functor<1>::has_vector_kernel) {  // a team launch needs the team operator()
@@ -235,7 +239,7 @@ class SpmvPlan {
   // the thread-per-row kernel's unroll factor (csell: entries decoded together per row; the host
   // runs csell's slice shape, which has none)
   void plan_scalar_launch() {
-    if constexpr (Functor<1>::scalar_unrolled && (impl::is_gpu_space_v<Exec> || !Functor<1>::has_host_slice_kernel))
+    if constexpr (Functor<1>::scalar_unrolled && !scalar_runs_slices())
       unroll_ = opts_.unroll > 0 ? opts_.unroll : impl::default_scalar_unroll(exec_, A_.num_rows);
   }
 
@@ -290,7 +294,7 @@ class SpmvPlan {
       }
     }
     using F = Functor<1, Beta, XView, YView>;
-    if constexpr (!impl::is_gpu_space_v<Exec> && F::has_host_slice_kernel) {  // CPUs: a slice per work item
+    if constexpr (scalar_runs_slices()) {  // CPUs: a slice per work item
       Kokkos::parallel_for(
           label_,
           Kokkos::RangePolicy<Exec, impl::SliceTag, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<ordinal_type>>(
