@@ -183,6 +183,12 @@ class Suite {
             "/unroll:" + std::to_string(unroll), "csell");
       }
     }
+    // csell with its value table most frequent first (the default orders it by first use)
+    FormatParams by_frequency;
+    by_frequency.table_order = ValueTableOrder::frequency;
+    add_format(
+        "csell", [this, by_frequency] { return build_format<Format::csell>(host_, by_frequency); }, {Kernel::scalar},
+        {}, "/table:frequency", "csell-frequency");
     // the paper's Algorithm 7 as written: no unrolling (one load chain per lane), x not staged
     SpmvOptions alg7{Kernel::vector, 0, 0, 1};
     alg7.stage_reference_x = StageReferenceX::off;

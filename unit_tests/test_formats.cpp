@@ -2,6 +2,9 @@
 // round trips back to CSR are exact; the paper's reports (Tables 3-5) are reproduced.
 #include "test_utils.hpp"
 
+#include <algorithm>
+#include <map>
+#include <set>
 #include <vector>
 
 namespace {
@@ -332,6 +335,55 @@ TEST(CompressedSell, RareValuesAndWideGapsGoToTheRestAndRoundTripExactly) {
   for (std::size_t k = 0; k < A.nnz(); ++k) {
     ASSERT_EQ(B.col_idx(k), A.col_idx(k)) << "entry " << k;
     ASSERT_EQ(B.values(k), A.values(k)) << "entry " << k;
+  }
+}
+
+// The value table in order of first use (row by row) by default, or most frequent first; the
+// entries, the rest and the product are the same either way.
+TEST(CompressedSell, ValueTableOrderIsFirstUseOrFrequency) {
+  const HostCsr A = few_valued(300, 4000, 40, 200, 77);
+  const auto first = to_compressed_sell(A, 32, 64, 0.0);  // 64 of 200 values: some go to the rest
+  const auto frequent = to_compressed_sell(A, 32, 64, 0.0, std::size_t(1) << 22, ValueTableOrder::frequency);
+  ASSERT_EQ(first.value_table.extent(0), 64u);
+  ASSERT_EQ(frequent.value_table.extent(0), 64u);
+  // the same 64 values (the most frequent), in different orders
+  std::map<double, std::size_t> count;
+  for (std::size_t k = 0; k < A.nnz(); ++k) ++count[A.values(k)];
+  std::set<double> in_table;
+  for (std::size_t i = 0; i < 64; ++i) {
+    in_table.insert(frequent.value_table(i));
+    if (i > 0) {
+      EXPECT_GE(count[frequent.value_table(i - 1)], count[frequent.value_table(i)]) << "position " << i;
+    }
+  }
+  std::vector<double> expected_order;  // the table's values as the rows first use them
+  for (std::size_t k = 0; k < A.nnz(); ++k) {
+    const double v = A.values(k);
+    if (in_table.count(v) && std::find(expected_order.begin(), expected_order.end(), v) == expected_order.end())
+      expected_order.push_back(v);
+  }
+  ASSERT_EQ(expected_order.size(), 64u);
+  for (std::size_t i = 0; i < 64; ++i) EXPECT_EQ(first.value_table(i), expected_order[i]) << "position " << i;
+  EXPECT_NE(expected_order, std::vector<double>(frequent.value_table.data(), frequent.value_table.data() + 64));
+  // the same layout and rest; each entry's index points at its own value in either table
+  EXPECT_EQ(first.compressed_nnz, frequent.compressed_nnz);
+  EXPECT_EQ(first.rest_nnz(), frequent.rest_nnz());
+  for (std::size_t e = 0; e < first.col_delta.extent(0); ++e) ASSERT_EQ(first.col_delta(e), frequent.col_delta(e));
+  for (int r = 0; r < A.num_rows; ++r) {  // the entries' slots (padding and jump slots hold index 0)
+    const std::size_t s0 = first.slice_ptr(r / 32) + static_cast<std::size_t>(r % 32);
+    for (int k = 0; k < first.row_length(r); ++k) {
+      const std::size_t e = s0 + 32 * static_cast<std::size_t>(k);
+      if (first.col_delta(e) == first.jump_delta) continue;
+      ASSERT_EQ(first.value_table(first.value_index(e)), frequent.value_table(frequent.value_index(e))) << "slot " << e;
+    }
+  }
+  for (const auto* C : {&first, &frequent}) {
+    const auto B = to_csr(*C);
+    ASSERT_EQ(B.nnz(), A.nnz());
+    for (std::size_t k = 0; k < A.nnz(); ++k) {
+      ASSERT_EQ(B.col_idx(k), A.col_idx(k)) << "entry " << k;
+      ASSERT_EQ(B.values(k), A.values(k)) << "entry " << k;
+    }
   }
 }
 

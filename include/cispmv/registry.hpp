@@ -33,6 +33,7 @@ struct FormatParams {
   int boundary = -1;               ///< BOUNDARY of the hybrid formats; -1: automatic (choose_boundary)
   int slice_height = 32;           ///< rows per slice of the Sliced ELLPACK formats (and csell)
   std::size_t table_size = 65536;  ///< most values in csell's value table (1..65536)
+  ValueTableOrder table_order = ValueTableOrder::first_use;  ///< the order of csell's value table
 };
 
 namespace impl {
@@ -135,7 +136,7 @@ auto build_format(const HostCsrMatrix<Scalar, int, Offset>& A, const FormatParam
     return params.boundary < 0 ? to_hybrid<std::uint16_t>(A) : to_hybrid<std::uint16_t>(A, params.boundary);
   } else {
     static_assert(F == Format::csell, "cispmv::build_format: a format of the registry has no builder");
-    return to_compressed_sell(A, params.slice_height, params.table_size);
+    return to_compressed_sell(A, params.slice_height, params.table_size, 0.5, std::size_t(1) << 22, params.table_order);
   }
 }
 
