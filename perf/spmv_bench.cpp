@@ -169,8 +169,8 @@ class Suite {
       if (F == Format::hybrid16 && !fits_16_bits) return;
       const std::vector<Kernel> kernels = format_kernels(F);
       add_format(
-          format_info(F).name, [this] { return build_format<F>(host_, FormatParams{}); }, kernels, {}, "",
-          F == Format::csell ? "csell" : "");
+          format_info(F).name, [this] { return build_format<F>(host_, FormatParams::for_space<Exec>()); }, kernels, {},
+          "", F == Format::csell ? "csell" : "");
     });
     // csell's thread-per-row kernel with each unroll factor (GPUs; impl::default_scalar_unroll
     // chooses 8 or 2 by the number of rows), one csell matrix for all of them (cache key "csell")
@@ -179,16 +179,19 @@ class Suite {
         SpmvOptions o{Kernel::scalar};
         o.unroll = unroll;
         add_format(
-            "csell", [this] { return build_format<Format::csell>(host_, FormatParams{}); }, {Kernel::scalar}, o,
-            "/unroll:" + std::to_string(unroll), "csell");
+            "csell", [this] { return build_format<Format::csell>(host_, FormatParams::for_space<Exec>()); },
+            {Kernel::scalar}, o, "/unroll:" + std::to_string(unroll), "csell");
       }
     }
-    // csell with its value table most frequent first (the default orders it by first use)
-    FormatParams by_frequency;
-    by_frequency.table_order = ValueTableOrder::frequency;
+    // csell with the value table order that is not Exec's default (impl::default_table_order)
+    FormatParams other_order;
+    other_order.table_order = impl::default_table_order<Exec>() == ValueTableOrder::frequency
+                                  ? ValueTableOrder::first_use
+                                  : ValueTableOrder::frequency;
     add_format(
-        "csell", [this, by_frequency] { return build_format<Format::csell>(host_, by_frequency); }, {Kernel::scalar},
-        {}, "/table:frequency", "csell-frequency");
+        "csell", [this, other_order] { return build_format<Format::csell>(host_, other_order); }, {Kernel::scalar}, {},
+        other_order.table_order == ValueTableOrder::frequency ? "/table:frequency" : "/table:first-use",
+        "csell-other-order");
     // the paper's Algorithm 7 as written: no unrolling (one load chain per lane), x not staged
     SpmvOptions alg7{Kernel::vector, 0, 0, 1};
     alg7.stage_reference_x = StageReferenceX::off;
@@ -251,7 +254,8 @@ class Suite {
         add_block_format(
             tag + "csr", [this] { return host_; }, k, shape);
         add_block_format(
-            tag + "csell", [this] { return to_compressed_sell(host_); }, k, shape);
+            tag + "csell", [this] { return build_format<Format::csell>(host_, FormatParams::for_space<Exec>()); }, k,
+            shape);
       }
       // the lane shape with each of its widths (columns per lane; "lanes" is the automatic width)
       if (impl::is_gpu_space_v<Exec>) {
@@ -259,7 +263,8 @@ class Suite {
           add_block_format(
               tag + "csr", [this] { return host_; }, k, BlockShape::lanes, per_lane);
           add_block_format(
-              tag + "csell", [this] { return to_compressed_sell(host_); }, k, BlockShape::lanes, per_lane);
+              tag + "csell", [this] { return build_format<Format::csell>(host_, FormatParams::for_space<Exec>()); }, k,
+              BlockShape::lanes, per_lane);
         }
       }
       if (impl::is_gpu_space_v<Exec>)

@@ -269,8 +269,10 @@ TEST(Registry, EveryFormatBuildsAndConvertsBackExactly) {
 // Host spaces are not GPUs; the trait asks the memory space, so HIP and SYCL devices count as GPUs.
 static_assert(!impl::is_gpu_space_v<Kokkos::DefaultHostExecutionSpace>);
 static_assert(!impl::is_gpu_space_v<Kokkos::Serial>);
+static_assert(impl::default_table_order<Kokkos::DefaultHostExecutionSpace>() == ValueTableOrder::first_use);
 #if defined(KOKKOS_ENABLE_CUDA)
 static_assert(impl::is_gpu_space_v<Kokkos::Cuda>);
+static_assert(impl::default_table_order<Kokkos::Cuda>() == ValueTableOrder::frequency);
 #endif
 
 }  // namespace
@@ -338,11 +340,12 @@ TEST(CompressedSell, RareValuesAndWideGapsGoToTheRestAndRoundTripExactly) {
   }
 }
 
-// The value table in order of first use (row by row) by default, or most frequent first; the
-// entries, the rest and the product are the same either way.
+// The value table in order of first use (row by row; the CPUs' default) or most frequent first (the
+// GPUs'); the entries, the rest and the product are the same either way.
 TEST(CompressedSell, ValueTableOrderIsFirstUseOrFrequency) {
   const HostCsr A = few_valued(300, 4000, 40, 200, 77);
-  const auto first = to_compressed_sell(A, 32, 64, 0.0);  // 64 of 200 values: some go to the rest
+  // 64 of 200 values: some go to the rest
+  const auto first = to_compressed_sell(A, 32, 64, 0.0, std::size_t(1) << 22, ValueTableOrder::first_use);
   const auto frequent = to_compressed_sell(A, 32, 64, 0.0, std::size_t(1) << 22, ValueTableOrder::frequency);
   ASSERT_EQ(first.value_table.extent(0), 64u);
   ASSERT_EQ(frequent.value_table.extent(0), 64u);
@@ -365,6 +368,9 @@ TEST(CompressedSell, ValueTableOrderIsFirstUseOrFrequency) {
   ASSERT_EQ(expected_order.size(), 64u);
   for (std::size_t i = 0; i < 64; ++i) EXPECT_EQ(first.value_table(i), expected_order[i]) << "position " << i;
   EXPECT_NE(expected_order, std::vector<double>(frequent.value_table.data(), frequent.value_table.data() + 64));
+  // automatic, on the host: first use
+  const auto automatic = to_compressed_sell(A, 32, 64, 0.0);
+  for (std::size_t i = 0; i < 64; ++i) EXPECT_EQ(automatic.value_table(i), first.value_table(i));
   // the same layout and rest; each entry's index points at its own value in either table
   EXPECT_EQ(first.compressed_nnz, frequent.compressed_nnz);
   EXPECT_EQ(first.rest_nnz(), frequent.rest_nnz());

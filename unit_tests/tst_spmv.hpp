@@ -354,23 +354,26 @@ TYPED_TEST(SpmvTest, CompressedSellEncodedOnTheExecutionSpaceEqualsTheHostEncodi
   auto random = cispmv::test::random_irregular<Scalar>(300, 280, 72, 150);
   for (const auto* A : {&repeated, &random}) {
     for (std::size_t table : {std::size_t(16), std::size_t(65536)}) {
-      const auto host = to_compressed_sell(*A, 32, table, 0.5, std::size_t(1) << 12);
-      const auto built = to_compressed_sell(to_device<TEST_EXECSPACE>(*A), 32, table, 0.5, std::size_t(1) << 12);
-      EXPECT_EQ(built.uses_table, host.uses_table);
-      EXPECT_EQ(built.compressed_nnz, host.compressed_nnz);
-      EXPECT_EQ(built.num_nonzeros, A->nnz());
-      expect_same_view(host.slice_ptr, built.slice_ptr, "slice_ptr");
-      expect_same_view(host.col_delta, built.col_delta, "col_delta");
-      expect_same_view(host.value_index, built.value_index, "value_index");
-      expect_same_view(host.first_col, built.first_col, "first_col");
-      expect_same_view(host.row_length, built.row_length, "row_length");
-      expect_same_view(host.value_table, built.value_table, "value_table");
-      expect_same_view(host.inline_values, built.inline_values, "inline_values");
-      expect_same_view(host.rest_row_ptr, built.rest_row_ptr, "rest_row_ptr");
-      expect_same_view(host.rest_col_idx, built.rest_col_idx, "rest_col_idx");
-      expect_same_view(host.rest_values, built.rest_values, "rest_values");
-      cispmv::test::expect_matches_oracle<TEST_EXECSPACE>(to_host(built), *A, SpmvOptions{}, Scalar(1), Scalar(0.5),
-                                                          73);
+      for (auto order : {ValueTableOrder::frequency, ValueTableOrder::first_use}) {
+        const auto host = to_compressed_sell(*A, 32, table, 0.5, std::size_t(1) << 12, order);
+        const auto built =
+            to_compressed_sell(to_device<TEST_EXECSPACE>(*A), 32, table, 0.5, std::size_t(1) << 12, order);
+        EXPECT_EQ(built.uses_table, host.uses_table);
+        EXPECT_EQ(built.compressed_nnz, host.compressed_nnz);
+        EXPECT_EQ(built.num_nonzeros, A->nnz());
+        expect_same_view(host.slice_ptr, built.slice_ptr, "slice_ptr");
+        expect_same_view(host.col_delta, built.col_delta, "col_delta");
+        expect_same_view(host.value_index, built.value_index, "value_index");
+        expect_same_view(host.first_col, built.first_col, "first_col");
+        expect_same_view(host.row_length, built.row_length, "row_length");
+        expect_same_view(host.value_table, built.value_table, "value_table");
+        expect_same_view(host.inline_values, built.inline_values, "inline_values");
+        expect_same_view(host.rest_row_ptr, built.rest_row_ptr, "rest_row_ptr");
+        expect_same_view(host.rest_col_idx, built.rest_col_idx, "rest_col_idx");
+        expect_same_view(host.rest_values, built.rest_values, "rest_values");
+        cispmv::test::expect_matches_oracle<TEST_EXECSPACE>(to_host(built), *A, SpmvOptions{}, Scalar(1), Scalar(0.5),
+                                                            73);
+      }
     }
   }
   auto unsorted = random;

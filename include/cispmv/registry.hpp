@@ -33,7 +33,16 @@ struct FormatParams {
   int boundary = -1;               ///< BOUNDARY of the hybrid formats; -1: automatic (choose_boundary)
   int slice_height = 32;           ///< rows per slice of the Sliced ELLPACK formats (and csell)
   std::size_t table_size = 65536;  ///< most values in csell's value table (1..65536)
-  ValueTableOrder table_order = ValueTableOrder::first_use;  ///< the order of csell's value table
+  /// the order of csell's value table; automatic: by where it is built (the host, in build_format)
+  ValueTableOrder table_order = ValueTableOrder::automatic;
+
+  /// The parameters for formats built on the host to run on execution space Exec.
+  template <class Exec>
+  static FormatParams for_space() {
+    FormatParams p;
+    p.table_order = impl::default_table_order<Exec>();
+    return p;
+  }
 };
 
 namespace impl {

@@ -400,7 +400,7 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
       write_matrix_market(options.write_mtx, H, true);
       out << "wrote " << options.write_mtx << " (Matrix Market, symmetric; values without the core energy)\n";
     }
-    FormatParams params;
+    auto params = FormatParams::for_space<Exec>();
     params.boundary = boundary.boundary;
     const auto diagonal = Kokkos::create_mirror_view_and_copy(ExecMemory(), csr_diagonal(H));
     status = with_host_format(format, H, params, [&](const auto& host_format) {

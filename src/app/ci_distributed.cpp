@@ -208,7 +208,7 @@ int ci_distributed(const CiCommandOptions& options, std::ostream& text_out, MPI_
     const HostCsr host = H.local.template map_views<Kokkos::DefaultHostExecutionSpace>(
         [](const auto& v) { return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v); });
     if (!on_host) H.local = {};
-    FormatParams params;
+    auto params = FormatParams::for_space<Exec>();
     params.boundary = choose_boundary(host).boundary;
     status = with_host_format(format, host, params, [&](const auto& host_format) {
       const auto A = to_device<Exec>(host_format);

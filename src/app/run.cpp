@@ -65,7 +65,7 @@ class Runner {
   void run_all(int boundary, RunReport& report) {
     std::cerr << "timing on " << Exec::name() << " (" << opt_.repetitions << " repetitions each):\n";
     if (opt_.baseline) time_kokkos_kernels(report);
-    FormatParams params;
+    auto params = FormatParams::for_space<Exec>();
     params.boundary = boundary;
     params.slice_height = opt_.slice_height;
     for (const FormatInfo& info : format_registry) {

@@ -7,6 +7,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "cispmv/formats/csr.hpp"
+#include "cispmv/impl/backend.hpp"
 #include "cispmv/impl/convert_helpers.hpp"
 #include "cispmv/impl/format_types.hpp"
 #include "cispmv/impl/hash.hpp"
@@ -44,9 +45,8 @@ namespace cispmv {
 ///   jumps add at most num_cols / 65,535 slots to a row (25 for the 1.66M-column H2O full CI).
 /// - Values: `value_table(value_index(e))`. The table holds the most frequent values of the matrix, at
 ///   most 65,536 of them, bit-exact (0.0 and -0.0 are different entries; NaN payloads are kept), by
-///   default in the order the rows first use them (ValueTableOrder): the values that neighbouring
-///   rows, a warp's lanes, look up together then share cache lines (H2O/6-31G frozen core: 0.38
-///   lines per entry of a warp's lookups, 0.48 with the most frequent values first).
+///   default most frequent first on GPUs and in the order the rows first use them on CPUs
+///   (ValueTableOrder).
 ///   Where the table would cover less than half of the entries (random values, as in the generated
 ///   suite), there is no table: `uses_table` is false and `inline_values(e)` holds each value in the
 ///   same sliced layout (10 bytes per nonzero instead of 4: only the columns compress).
@@ -118,14 +118,24 @@ struct CompressedSellMatrix : impl::FormatTypes<Scalar, Ordinal, Offset, Device>
   }
 };
 
-/// The order of csell's value table (it decides which values share a cache line; the entries and
-/// the product are the same either way).
+/// The order of csell's value table: it decides which values share a cache line; the entries and
+/// the product are the same either way.
 enum class ValueTableOrder {
-  first_use,  ///< in the order of each value's first entry, row by row (the default)
+  automatic,  ///< frequency for a GPU, first_use for a CPU (impl::default_table_order)
+  first_use,  ///< in the order of each value's first entry, row by row
   frequency,  ///< most frequent first, ties by bits
 };
 
 namespace impl {
+
+/// csell's table order for execution space Exec (H100 and its host's 16 cores, frozen-core H2O/6-31G
+/// full CI, perf/results/2026-11-24-h100-session6): a GPU's lookups are faster with the hot values
+/// packed first (0.381 against 0.392 ms: the few lines they fill stay in L1); a CPU's with values
+/// that neighbouring rows use together sharing lines (11.1 against 12.1 ms).
+template <class Exec>
+constexpr ValueTableOrder default_table_order() {
+  return is_gpu_space_v<Exec> ? ValueTableOrder::frequency : ValueTableOrder::first_use;
+}
 
 /// The bits of a value, for bit-exact table lookups (0.0 and -0.0, and NaN payloads, stay apart).
 template <class Scalar>
@@ -312,13 +322,14 @@ struct CompressedSellEncoder {
 /// stored inline. `max_samples`: values sampled for the table (2^22: their sort on the host takes
 /// ~0.4 s, more than the rest of a GPU conversion of 10^9 entries; the 4,096 most frequent values of
 /// a CI Hamiltonian, ~95 % of its entries, are each sampled hundreds of times). `table_order`: the
-/// order of the table's values (the first-use order costs an atomic minimum per entry whose value's
-/// first use is not yet known, so about one per table value).
+/// order of the table's values; automatic: the one for the space the matrix is encoded in (first
+/// use costs an atomic minimum per entry whose value's first use is not yet known, about one per
+/// table value).
 template <class Scalar, class Ordinal, class Offset, class Device>
 CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell(
     const CsrMatrix<Scalar, Ordinal, Offset, Device>& A, Ordinal slice_height = 32, std::size_t table_size = 65536,
     double min_table_coverage = 0.5, std::size_t max_samples = std::size_t(1) << 22,
-    ValueTableOrder table_order = ValueTableOrder::first_use) {
+    ValueTableOrder table_order = ValueTableOrder::automatic) {
   using Matrix = CompressedSellMatrix<Scalar, Ordinal, Offset, Device>;
   using Encoder = impl::CompressedSellEncoder<Scalar, Ordinal, Offset, Device>;
   using Exec = typename Matrix::execution_space;
@@ -372,6 +383,7 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell(
                  impl::ValueIndexMap<typename Matrix::device_type>(keys),
                  Kokkos::View<Offset*, Mem>("csell::rest_row_ptr", n + 1),
                  {}};
+  if (table_order == ValueTableOrder::automatic) table_order = impl::default_table_order<Exec>();
   const bool by_first_use = table_order == ValueTableOrder::first_use && table.size() > 1;
   if (by_first_use) {
     encode.first_use = Kokkos::View<unsigned long long*, Mem>(
