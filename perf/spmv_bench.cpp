@@ -182,6 +182,14 @@ class Suite {
             "csell", [this] { return build_format<Format::csell>(host_, FormatParams::for_space<Exec>()); },
             {Kernel::scalar}, o, "/unroll:" + std::to_string(unroll), "csell");
       }
+      // ... and as blocks of consecutive rows (SpmvOptions::rows_per_team; automatic: a RangePolicy)
+      for (int rows : {128, 256, 512, 1024}) {
+        SpmvOptions o{Kernel::scalar};
+        o.rows_per_team = rows;
+        add_format(
+            "csell", [this] { return build_format<Format::csell>(host_, FormatParams::for_space<Exec>()); },
+            {Kernel::scalar}, o, "/rows_per_block:" + std::to_string(rows), "csell");
+      }
     }
     // csell with the value table order that is not Exec's default (impl::default_table_order)
     FormatParams other_order;

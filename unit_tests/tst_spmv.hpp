@@ -318,6 +318,20 @@ TYPED_TEST(SpmvTest, CompressedSellEveryUnrollMatchesHostOracle) {
       EXPECT_EQ(plan.unroll(), gpu ? (unroll > 0 ? unroll : impl::few_rows_scalar_unroll) : 1);  // 1,100 rows
       EXPECT_EQ(plan.description().find("unroll") != std::string::npos, plan.unroll() > 1) << plan.description();
     }
+    // GPUs: blocks of consecutive rows (1,100 rows: the last block is partial); the host ignores it
+    for (int rows : {32, 96, 256, 1024}) {
+      SpmvOptions o{Kernel::scalar};
+      o.rows_per_team = rows;
+      cispmv::test::expect_matches_oracle<TEST_EXECSPACE>(*M, A, o, Scalar(1.5), Scalar(-0.5), 68);
+      const auto plan = make_spmv_plan(TEST_EXECSPACE(), to_device<TEST_EXECSPACE>(*M), o);
+      EXPECT_EQ(plan.description().find(std::to_string(rows) + " rows per block") != std::string::npos, gpu)
+          << plan.description();
+    }
+  }
+  if (gpu) {  // a block is at most 1,024 threads
+    SpmvOptions o{Kernel::scalar};
+    o.rows_per_team = 1025;
+    EXPECT_THROW((void)make_spmv_plan(TEST_EXECSPACE(), to_device<TEST_EXECSPACE>(table), o), std::invalid_argument);
   }
   // the automatic factor: many per thread while the rows leave thread slots free, few once they
   // fill the execution space twice over

@@ -182,7 +182,8 @@ class SpmvPlan {
   /// (csell: 2 where X allows pairs; otherwise 8, impl::gpu_lane_min_columns), rows below.
   BlockShape block_shape() const { return block_shape_; }
   /// Vector kernels: rows per team, rows a team works on concurrently, lanes per row; unroll factor
-  /// (also csell's thread-per-row kernel on GPUs; 1 where a kernel has none).
+  /// (also csell's thread-per-row kernel on GPUs; 1 where a kernel has none). csell's thread-per-row
+  /// kernel on GPUs: rows per block (0: Kokkos' RangePolicy chooses).
   int rows_per_team() const { return shape_.rows_per_team; }
   int team_size() const { return shape_.team_size; }
   int vector_length() const { return shape_.vector_length; }
@@ -203,6 +204,7 @@ class SpmvPlan {
       }
     } else if (unroll_ > 1) {
       os << ": unroll " << unroll_;
+      if (row_block_ > 0) os << ", " << row_block_ << " rows per block";
     }
     return os.str();
   }
@@ -241,6 +243,20 @@ class SpmvPlan {
   void plan_scalar_launch() {
     if constexpr (Functor<1>::scalar_unrolled && !scalar_runs_slices())
       unroll_ = opts_.unroll > 0 ? opts_.unroll : impl::default_scalar_unroll(exec_, A_.num_rows);
+    if constexpr (Functor<1>::has_row_block_launch && impl::is_gpu_space_v<Exec>) {
+      if (opts_.rows_per_team > 0) {
+        if (opts_.rows_per_team > impl::gpu_max_team_threads) {
+          throw std::invalid_argument("cispmv::SpmvPlan: rows_per_team of " + std::string(Matrix::format_name) +
+                                      "'s thread-per-row kernel is one block of threads, at most " +
+                                      std::to_string(impl::gpu_max_team_threads) + "; got " +
+                                      std::to_string(opts_.rows_per_team));
+        }
+        row_block_ = opts_.rows_per_team;
+        shape_ = impl::VectorLaunch{row_block_, row_block_, 1};
+        league_ =
+            static_cast<int>((static_cast<long long>(A_.num_rows) + shape_.rows_per_team - 1) / shape_.rows_per_team);
+      }
+    }
   }
 
   template <int Unroll>
@@ -316,6 +332,14 @@ class SpmvPlan {
 
   template <int Beta, int Unroll, class XView, class YView>
   void launch_scalar(value_type alpha, const XView& x, value_type beta, const YView& y) const {
+    using F = Functor<Unroll, Beta, XView, YView>;
+    if constexpr (F::has_row_block_launch && impl::is_gpu_space_v<Exec>) {
+      if (row_block_ > 0) {
+        Kokkos::parallel_for(label_, Kokkos::TeamPolicy<Exec, impl::RowBlockTag>(exec_, league_, row_block_, 1),
+                             F(A_, x, y, alpha, beta));
+        return;
+      }
+    }
     Kokkos::parallel_for(label_,
                          Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<ordinal_type>>(
                              exec_, 0, A_.num_rows),
@@ -447,6 +471,7 @@ class SpmvPlan {
   BlockShape block_shape_ = BlockShape::rows;
   std::string label_, block_label_;
   impl::VectorLaunch shape_{1, 1, 1};
+  int row_block_ = 0;  ///< csell's thread-per-row kernel on GPUs: rows per block (0: a RangePolicy)
   int unroll_ = 1;
   int league_ = 0;
   std::size_t scratch_ = 0;

@@ -17,6 +17,9 @@ namespace cispmv::impl {
 
 /// Tag of the host slice shape of a scalar kernel (see SpmvFunctorBase::has_host_slice_kernel).
 struct SliceTag {};
+/// Tag of a GPU scalar kernel launched as blocks of consecutive rows, a thread per row (see
+/// SpmvFunctorBase::has_row_block_launch).
+struct RowBlockTag {};
 /// Tag of the lane shape of a multi-vector kernel (see SpmvBlockFunctorBase::for_lanes): each lane
 /// owns Loads groups of Width adjacent columns of X (Width 1: one value per load; 2: a pair).
 template <int Width, int Loads>
@@ -48,6 +51,10 @@ struct SpmvFunctorBase {
   /// CPU thread streams the slice's column-major block once, front to back, instead of striding
   /// through it once per row. The launch uses it for the scalar kernel on host execution spaces.
   static constexpr bool has_host_slice_kernel = false;
+  /// Scalar kernels that run on GPUs as teams of SpmvOptions::rows_per_team consecutive rows (one
+  /// thread each: operator()(RowBlockTag, team)) say so, so that the warps an SM holds at once work
+  /// on neighbouring rows and share their lines of x in L1.
+  static constexpr bool has_row_block_launch = false;
   using value_type = typename Matrix::value_type;
   using ordinal_type = typename Matrix::ordinal_type;
   using size_type = typename Matrix::size_type;

@@ -21,6 +21,7 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
   static constexpr bool has_vector_kernel = false;
   static constexpr bool has_host_slice_kernel = true;
   static constexpr bool scalar_unrolled = true;
+  static constexpr bool has_row_block_launch = true;
   /// Rows of a slice the host shape carries at once (their columns and sums live in registers / L1).
   static constexpr int host_lanes = 8;
 
@@ -85,6 +86,12 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
       }
     }
     finish_row(row, sum);
+  }
+
+  /// Thread per row as blocks of consecutive rows (GPUs, SpmvOptions::rows_per_team).
+  KOKKOS_INLINE_FUNCTION void operator()(RowBlockTag, const typename Base::team_member& team) const {
+    const O row = static_cast<O>(team.league_rank()) * static_cast<O>(team.team_size()) + team.team_rank();
+    if (row < this->A.num_rows) (*this)(row);
   }
 
   /// The CPU shape: slice s, host_lanes rows at a time, entry k of each of them before entry k + 1.
