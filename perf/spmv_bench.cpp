@@ -190,6 +190,23 @@ class Suite {
             "csell", [this] { return build_format<Format::csell>(host_, FormatParams::for_space<Exec>()); },
             {Kernel::scalar}, o, "/rows_per_block:" + std::to_string(rows), "csell");
       }
+      // team kernels with Kokkos' own L1 / shared-memory split (the plans prefer L1 by default)
+      SpmvOptions shared{Kernel::scalar};
+      shared.team_cache = TeamCache::shared;
+      shared.rows_per_team = 1024;
+      add_format(
+          "csell", [this] { return build_format<Format::csell>(host_, FormatParams::for_space<Exec>()); },
+          {Kernel::scalar}, shared, "/rows_per_block:1024/team_cache:shared", "csell");
+      shared.rows_per_team = 0;
+      for_each_format([&](auto id) {
+        constexpr Format F = decltype(id)::value;
+        if constexpr (F == Format::csr || F == Format::hybrid || F == Format::hybrid16) {
+          if (F == Format::hybrid16 && !fits_16_bits) return;
+          add_format(
+              format_info(F).name, [this] { return build_format<F>(host_, FormatParams::for_space<Exec>()); },
+              {Kernel::vector}, shared, "/team_cache:shared");
+        }
+      });
     }
     // csell with the value table order that is not Exec's default (impl::default_table_order)
     FormatParams other_order;

@@ -106,6 +106,7 @@ TYPED_TEST(SpmvTest, EveryLaunchShapeMatchesHostOracle) {
             h.stage_reference_x =
                 stage ? StageReferenceX::on : StageReferenceX::off;  // x's reference part in scratch, or not
             h.team_size = team;
+            h.team_cache = team ? TeamCache::shared : TeamCache::l1;  // the L1 / shared split: any result alike
             cispmv::test::expect_matches_oracle<TEST_EXECSPACE>(H, A, h, Scalar(1), Scalar(0.5), 27);
             cispmv::test::expect_matches_oracle<TEST_EXECSPACE>(H16, A, h, Scalar(-1), Scalar(1), 27);
           }
@@ -322,6 +323,7 @@ TYPED_TEST(SpmvTest, CompressedSellEveryUnrollMatchesHostOracle) {
     for (int rows : {32, 96, 256, 1024}) {
       SpmvOptions o{Kernel::scalar};
       o.rows_per_team = rows;
+      o.team_cache = rows == 96 ? TeamCache::shared : TeamCache::automatic;
       cispmv::test::expect_matches_oracle<TEST_EXECSPACE>(*M, A, o, Scalar(1.5), Scalar(-0.5), 68);
       const auto plan = make_spmv_plan(TEST_EXECSPACE(), to_device<TEST_EXECSPACE>(*M), o);
       EXPECT_EQ(plan.description().find(std::to_string(rows) + " rows per block") != std::string::npos, gpu)

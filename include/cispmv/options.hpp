@@ -21,6 +21,15 @@ enum class StageReferenceX {
   on          ///< always (the plan throws std::invalid_argument if it does not fit)
 };
 
+/// How team (block) kernels on GPUs split an SM's on-chip memory between L1 cache and shared
+/// memory. Kokkos 3.x launches every team kernel on CUDA preferring shared memory, which leaves an
+/// H100 SM ~23 KB of L1 for the gathers of x (ncu: a 233 KB shared-memory configuration).
+enum class TeamCache {
+  automatic,  ///< l1
+  l1,         ///< prefer L1: the carve-out keeps only the shared memory the launch needs
+  shared      ///< Kokkos' own choice (prefer shared memory)
+};
+
 /// How a multi-vector product (rank-2 X and Y, k columns) spreads its columns over threads.
 enum class BlockShape {
   automatic,  ///< lanes on GPUs for 8 or more columns in the formats that have that shape (CSR, csell), else rows
@@ -47,6 +56,7 @@ struct SpmvOptions {
   /// unit column stride) with an even row stride and an aligned start; elsewhere a lane takes one
   /// column. (An odd block can be padded: a zero column costs the lane shape nothing.)
   int lane_columns = 0;
+  TeamCache team_cache = TeamCache::automatic;  ///< team kernels on CUDA (vector shapes, rows per block)
 };
 
 /// "automatic", "scalar" or "vector".

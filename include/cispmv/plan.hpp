@@ -335,8 +335,8 @@ class SpmvPlan {
     using F = Functor<Unroll, Beta, XView, YView>;
     if constexpr (F::has_row_block_launch && impl::is_gpu_space_v<Exec>) {
       if (row_block_ > 0) {
-        Kokkos::parallel_for(label_, Kokkos::TeamPolicy<Exec, impl::RowBlockTag>(exec_, league_, row_block_, 1),
-                             F(A_, x, y, alpha, beta));
+        team_launch(label_, Kokkos::TeamPolicy<Exec, impl::RowBlockTag>(exec_, league_, row_block_, 1),
+                    F(A_, x, y, alpha, beta));
         return;
       }
     }
@@ -353,7 +353,16 @@ class SpmvPlan {
     if constexpr (F::can_stage_x) f.stage_x = scratch_ > 0;
     f.rows_per_team = shape_.rows_per_team;
     f.vector_length = shape_.vector_length;
-    Kokkos::parallel_for(label_, policy(shape_.team_size), f);
+    team_launch(label_, policy(shape_.team_size), f);
+  }
+
+  /// A team kernel with the plan's L1 / shared-memory preference (SpmvOptions::team_cache).
+  template <class Policy, class F>
+  void team_launch(const std::string& label, const Policy& policy, const F& f) const {
+    const bool l1 = opts_.team_cache != TeamCache::shared;
+    impl::TeamCachePreference<Policy, F>::before_launch(l1);
+    Kokkos::parallel_for(label, policy, f);
+    impl::TeamCachePreference<Policy, F>::after_launch(l1);
   }
 
   template <class XView, class YView>
@@ -420,7 +429,7 @@ class SpmvPlan {
         f.vector_length = shape_.vector_length;
         const Kokkos::TeamPolicy<Exec> automatic(exec_, league_, Kokkos::AUTO, shape_.vector_length);
         const int team = std::max(1, std::min(shape_.team_size, automatic.team_size_max(f, Kokkos::ParallelForTag())));
-        Kokkos::parallel_for(block_label_, Kokkos::TeamPolicy<Exec>(exec_, league_, team, shape_.vector_length), f);
+        team_launch(block_label_, Kokkos::TeamPolicy<Exec>(exec_, league_, team, shape_.vector_length), f);
         return;
       }
     }
