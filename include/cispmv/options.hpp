@@ -16,16 +16,19 @@ enum class Kernel {
 /// Whether the hybrid vector kernel copies the part of x its reference region reads into team
 /// scratch memory once per team, so that the reference region's gathers hit shared memory.
 enum class StageReferenceX {
-  automatic,  ///< on, on GPUs, where it fits the team scratch limit; off on the host
-  off,        ///< never
-  on          ///< always (the plan throws std::invalid_argument if it does not fit)
+  /// off. (Until session 6 it was on, on GPUs, where it fit: but Kokkos 3.x gave the staged team
+  /// kernels ~23 KB of L1; with the L1 preferred (TeamCache) the unstaged kernel is faster: hybrid
+  /// vector on paper32k-1, H100, 0.165 ms against 0.203 staged; perf/results/2026-11-24-h100-session6.)
+  automatic,
+  off,  ///< never
+  on    ///< always (the plan throws std::invalid_argument if it does not fit)
 };
 
 /// How team (block) kernels on GPUs split an SM's on-chip memory between L1 cache and shared
 /// memory. Kokkos 3.x launches every team kernel on CUDA preferring shared memory, which leaves an
 /// H100 SM ~23 KB of L1 for the gathers of x (ncu: a 233 KB shared-memory configuration).
 enum class TeamCache {
-  automatic,  ///< l1
+  automatic,  ///< l1, unless the kernel stages x in team scratch (then shared: its blocks need the room)
   l1,         ///< prefer L1: the carve-out keeps only the shared memory the launch needs
   shared      ///< Kokkos' own choice (prefer shared memory)
 };

@@ -282,9 +282,7 @@ class SpmvPlan {
                                     std::to_string(bytes) + " bytes) is empty or exceeds the team scratch limit (" +
                                     std::to_string(limit) + " bytes)");
       }
-      const bool stage = opts_.stage_reference_x == StageReferenceX::on ||
-                         (opts_.stage_reference_x == StageReferenceX::automatic && fits && impl::is_gpu_space_v<Exec>);
-      return stage ? bytes : 0;
+      return opts_.stage_reference_x == StageReferenceX::on ? bytes : 0;  // automatic: off (StageReferenceX)
     } else {
       return 0;
     }
@@ -359,7 +357,7 @@ class SpmvPlan {
   /// A team kernel with the plan's L1 / shared-memory preference (SpmvOptions::team_cache).
   template <class Policy, class F>
   void team_launch(const std::string& label, const Policy& policy, const F& f) const {
-    const bool l1 = opts_.team_cache != TeamCache::shared;
+    const bool l1 = opts_.team_cache == TeamCache::l1 || (opts_.team_cache == TeamCache::automatic && scratch_ == 0);
     impl::TeamCachePreference<Policy, F>::before_launch(l1);
     Kokkos::parallel_for(label, policy, f);
     impl::TeamCachePreference<Policy, F>::after_launch(l1);
