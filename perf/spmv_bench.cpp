@@ -175,28 +175,27 @@ class Suite {
     // csell's thread-per-row kernel with each unroll factor (GPUs; impl::default_scalar_unroll
     // chooses 8 or 2 by the number of rows), one csell matrix for all of them (cache key "csell")
     if (impl::is_gpu_space_v<Exec>) {
+      const auto add_csell = [&](const SpmvOptions& o, const std::string& tag) {
+        add_format(
+            "csell", [this] { return build_format<Format::csell>(host_, FormatParams::for_space<Exec>()); },
+            {Kernel::scalar}, o, tag, "csell");
+      };
       for (int unroll : {1, 2, 4, 8}) {
         SpmvOptions o{Kernel::scalar};
         o.unroll = unroll;
-        add_format(
-            "csell", [this] { return build_format<Format::csell>(host_, FormatParams::for_space<Exec>()); },
-            {Kernel::scalar}, o, "/unroll:" + std::to_string(unroll), "csell");
+        add_csell(o, "/unroll:" + std::to_string(unroll));
       }
       // ... and as blocks of consecutive rows (SpmvOptions::rows_per_team; automatic: a RangePolicy)
       for (int rows : {128, 256, 512, 1024}) {
         SpmvOptions o{Kernel::scalar};
         o.rows_per_team = rows;
-        add_format(
-            "csell", [this] { return build_format<Format::csell>(host_, FormatParams::for_space<Exec>()); },
-            {Kernel::scalar}, o, "/rows_per_block:" + std::to_string(rows), "csell");
+        add_csell(o, "/rows_per_block:" + std::to_string(rows));
       }
       // team kernels with Kokkos' own L1 / shared-memory split (the plans prefer L1 by default)
       SpmvOptions shared{Kernel::scalar};
       shared.team_cache = TeamCache::shared;
       shared.rows_per_team = 1024;
-      add_format(
-          "csell", [this] { return build_format<Format::csell>(host_, FormatParams::for_space<Exec>()); },
-          {Kernel::scalar}, shared, "/rows_per_block:1024/team_cache:shared", "csell");
+      add_csell(shared, "/rows_per_block:1024/team_cache:shared");
       shared.rows_per_team = 0;
       for_each_format([&](auto id) {
         constexpr Format F = decltype(id)::value;
