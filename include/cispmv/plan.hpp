@@ -183,7 +183,7 @@ class SpmvPlan {
   BlockShape block_shape() const { return block_shape_; }
   /// Vector kernels: rows per team, rows a team works on concurrently, lanes per row; unroll factor
   /// (also csell's thread-per-row kernel on GPUs; 1 where a kernel has none). csell's thread-per-row
-  /// kernel on GPUs: rows per block (0: Kokkos' RangePolicy chooses).
+  /// kernel launched as blocks of SpmvOptions::rows_per_team rows says so in description().
   int rows_per_team() const { return shape_.rows_per_team; }
   int team_size() const { return shape_.team_size; }
   int vector_length() const { return shape_.vector_length; }
@@ -202,9 +202,9 @@ class SpmvPlan {
         os << (scratch_ > 0 ? ", x's reference part staged (" + std::to_string(scratch_) + " bytes)"
                             : ", x not staged");
       }
-    } else if (unroll_ > 1) {
-      os << ": unroll " << unroll_;
-      if (row_block_ > 0) os << ", " << row_block_ << " rows per block";
+    } else {
+      if (unroll_ > 1) os << ": unroll " << unroll_;
+      if (row_block_ > 0) os << (unroll_ > 1 ? ", " : ": ") << row_block_ << " rows per block";
     }
     return os.str();
   }
@@ -226,8 +226,7 @@ class SpmvPlan {
       unroll_ = impl::resolve_unroll(opts_, Functor<1>::unrolled, scratch_ > 0);
       const double mean = A_.num_rows > 0 ? static_cast<double>(A_.nnz()) / A_.num_rows : 0.0;
       shape_ = impl::vector_launch<Exec>(opts_, mean, scratch_ > 0);
-      league_ =
-          static_cast<int>((static_cast<long long>(A_.num_rows) + shape_.rows_per_team - 1) / shape_.rows_per_team);
+      league_ = teams_of(shape_.rows_per_team);
       // never more threads than the kernel's registers allow
       switch (unroll_) {
         case 1: clamp_team_size<1>(); break;
@@ -252,12 +251,13 @@ class SpmvPlan {
                                       std::to_string(opts_.rows_per_team));
         }
         row_block_ = opts_.rows_per_team;
-        shape_ = impl::VectorLaunch{row_block_, row_block_, 1};
-        league_ =
-            static_cast<int>((static_cast<long long>(A_.num_rows) + shape_.rows_per_team - 1) / shape_.rows_per_team);
+        league_ = teams_of(row_block_);
       }
     }
   }
+
+  /// Teams of `rows` rows each that cover the matrix.
+  int teams_of(int rows) const { return static_cast<int>((static_cast<long long>(A_.num_rows) + rows - 1) / rows); }
 
   template <int Unroll>
   void clamp_team_size() {
