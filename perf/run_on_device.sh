@@ -4,7 +4,8 @@
 #
 #   perf/run_on_device.sh STAGE... (stages: build test run bench bench-quick bench-large bench-fci bench-fci-large
 #                                   bench-host bench-host-large ci-matrix ci-e2e bench-blocks bench-blocks-large
-#                                   bench-csell bench-csell-large mpi ci-roots ncu ncu-csell ncu-csell-unroll
+#                                   bench-csell bench-csell-large mpi mpi-gpus mpi-scaling mpi-large ci-roots
+#                                   ncu ncu-csell ncu-csell-unroll
 #                                   ncu-blocks nsys-davidson report
 #                                   build-kokkos4 test-kokkos4 bench-kokkos4)
 #
@@ -15,7 +16,8 @@
 # Environment: RES (results folder, default perf/out; the device tool fetches one tarball of it), KOKKOS_TGZ (default .deps/kokkos-src.tgz),
 # CISPMV_COMMIT (recorded in the reports), ARCH (Kokkos arch, default HOPPER90), JOBS, TARGETS (build only
 # these targets, e.g. "cispmv_test_cuda cispmv_cli spmv_bench", where a call's time is short), BLOCK_MATRICES
-# (bench-blocks), BLOCK_VECTORS and BLOCK_FILTER (bench-blocks-large: its k and its benchmark filter).
+# (bench-blocks), BLOCK_VECTORS and BLOCK_FILTER (bench-blocks-large: its k and its benchmark filter),
+# MPI_SCALING_RUNS (mpi-scaling: ';'-separated runs, each a rank count and cispmv ci options).
 # Each stage appends to $RES/log.txt; numbers land in $RES as JSON / Markdown / PNG.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -218,6 +220,55 @@ for stage in "$@"; do
         echo "mpiexec -n $1 cispmv ci --exchange $2: exit code $?" | tee -a "$RES/log.txt"
         grep -E "davidson:|^     1 |^  rank|^     [0-9] |^total" "$RES/mpi-ci-$1-$2.txt" | tee -a "$RES/log.txt"
       done ;;
+    mpi-gpus)
+      # issue 15 on a machine of several GPUs, one GPU per rank (cispmv picks it by node-local rank;
+      # the test executable is told how many GPUs there are)
+      export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+      gpus=$(nvidia-smi -L | wc -l)
+      log "MPI on $gpus GPUs: $(mpiexec --version 2>&1 | head -1); how the GPUs are linked:"
+      nvidia-smi topo -m 2>&1 | tee "$RES/topo.txt" | tee -a "$RES/log.txt"
+      ompi_info 2>/dev/null | grep -i "cuda" | head -5 | tee -a "$RES/log.txt"
+      for n in 1 $gpus; do
+        timeout 180 mpiexec -n $n build/cuda/unit_tests/cispmv_test_mpi --kokkos-num-devices=$gpus \
+          >"$RES/mpi-test-$n.txt" 2>&1
+        echo "cispmv_test_mpi on $n ranks ($gpus GPUs): exit code $? ($(grep -c 'PASSED' "$RES/mpi-test-$n.txt") ranks passed)" | tee -a "$RES/log.txt"
+      done ;;
+    mpi-scaling)
+      # the distributed SpMV and solve on 1 .. all GPUs: H2O/6-31G all-electron full CI (1.09e9 nonzeros),
+      # products timed after the solve (--spmv-repetitions), one GPU per rank
+      export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+      gpus=$(nvidia-smi -L | wc -l)
+      log "cispmv ci, one process, one GPU (the single-process path): H2O/6-31G full CI"
+      /usr/bin/time -v "$cli" ci unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps --json "$RES/scaling-single.json" \
+        >"$RES/scaling-single.txt" 2>"$RES/scaling-single.time"
+      echo "exit code $?" | tee -a "$RES/log.txt"
+      grep -E "^automatic|^  davidson|^     1 |^total" "$RES/scaling-single.txt" | tee -a "$RES/log.txt"
+      IFS=';' read -ra runs <<<"${MPI_SCALING_RUNS:-1;2;2 --no-overlap;2 --exchange halo;4;4 --no-overlap}"
+      for run in "${runs[@]}"; do
+        set -- $run
+        n=$1; shift
+        [ "$n" -gt "$gpus" ] && continue
+        tag="scaling-$n$(echo "$*" | tr -d ' -')"
+        /usr/bin/time -v timeout 240 mpiexec -n $n "$cli" ci unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps \
+          --distributed --spmv-repetitions 50 "$@" --json "$RES/$tag.json" >"$RES/$tag.txt" 2>"$RES/$tag.time"
+        echo "mpiexec -n $n cispmv ci $* (H2O/6-31G full CI): exit code $?" | tee -a "$RES/log.txt"
+        grep -E "^hamiltonian|davidson:|^  davidson|^     1 |^spmv|^  rank|^     [0-9] |^total" "$RES/$tag.txt" | tee -a "$RES/log.txt"
+      done ;;
+    mpi-large)
+      # H2O/6-31G(d) frozen-core full CI without symmetry: 9,363,600 determinants, ~1.1e10 nonzeros
+      # (unit_tests/data/h2o_631gd_fc.fcidump, from h2o_631gd.fcidump by freeze_core_fcidump.py)
+      export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+      gpus=$(nvidia-smi -L | wc -l)
+      log "H2O/6-31G(d) frozen-core full CI on one GPU: expected to be refused (its CSR does not fit)"
+      timeout 120 mpiexec -n 1 "$cli" ci unit_tests/data/h2o_631gd_fc.fcidump --level 8 --all-irreps --distributed \
+        >"$RES/large-1.txt" 2>&1
+      echo "exit code $?" | tee -a "$RES/log.txt"; tail -3 "$RES/large-1.txt" | tee -a "$RES/log.txt"
+      log "H2O/6-31G(d) frozen-core full CI on $gpus GPUs"
+      /usr/bin/time -v timeout 480 mpiexec -n $gpus "$cli" ci unit_tests/data/h2o_631gd_fc.fcidump --level 8 --all-irreps \
+        --spmv-repetitions 10 --json "$RES/large-$gpus.json" >"$RES/large-$gpus.txt" 2>"$RES/large-$gpus.time"
+      echo "exit code $?" | tee -a "$RES/log.txt"
+      grep -vE "^(count|fill)" "$RES/large-$gpus.txt" | tail -22 | tee -a "$RES/log.txt"
+      grep -E "Elapsed|Maximum resident" "$RES/large-$gpus.time" | tee -a "$RES/log.txt" ;;
     bench-host-large)
       log "spmv_bench scaled-262144 (3 GB, larger than the caches) on the host (OpenMP, $(nproc) cores)"
       "$bench" --space host --matrix scaled-262144 --iterations 5 --repetitions 3 --out-dir "$RES" \

@@ -99,76 +99,129 @@ TEST(Mpi, RowPartitionsCoverTheRowsAndBalanceTheirWeights) {
                std::invalid_argument);
 }
 
+/// One product y = 1.5 A x - 0.5 y of k vectors through `plan` (this rank's rows of A), checked
+/// against the host oracle; and the plan's bookkeeping.
+template <class Plan>
+void check_distributed_product(const Plan& plan, const HostCsr& A, const mpi::RowPartition& part, int k) {
+  const int ranks = part.ranks();
+  using HostBlock = Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace>;
+  HostBlock x("x", static_cast<std::size_t>(A.num_cols), static_cast<std::size_t>(k)),
+      y0("y0", static_cast<std::size_t>(A.num_rows), static_cast<std::size_t>(k));
+  for (int j = 0; j < k; ++j) {
+    const auto xj = cispmv::test::random_vector<double>(static_cast<std::size_t>(A.num_cols), 5 + 2 * j);
+    const auto yj = cispmv::test::random_vector<double>(static_cast<std::size_t>(A.num_rows), 6 + 2 * j);
+    for (int i = 0; i < A.num_cols; ++i) x(i, j) = xj(i);
+    for (int i = 0; i < A.num_rows; ++i) y0(i, j) = yj(i);
+  }
+  const auto rows = std::make_pair(static_cast<std::size_t>(part.first()), static_cast<std::size_t>(part.end()));
+  HostBlock got("got", static_cast<std::size_t>(part.local_rows()), static_cast<std::size_t>(k));
+  if (k == 1) {
+    Kokkos::View<double*, Mem> xl("xl", rows.second - rows.first), yl("yl", rows.second - rows.first);
+    const auto hx = Kokkos::create_mirror_view(xl);
+    const auto hy = Kokkos::create_mirror_view(yl);
+    for (std::size_t i = 0; i < hx.extent(0); ++i) {
+      hx(i) = x(rows.first + i, 0);
+      hy(i) = y0(rows.first + i, 0);
+    }
+    Kokkos::deep_copy(xl, hx);
+    Kokkos::deep_copy(yl, hy);
+    plan.apply(1.5, xl, -0.5, yl);
+    Kokkos::deep_copy(hy, yl);
+    for (std::size_t i = 0; i < hy.extent(0); ++i) got(i, 0) = hy(i);
+  } else {
+    Kokkos::View<double**, Kokkos::LayoutRight, Mem> xl("xl", rows.second - rows.first, k),
+        yl("yl", rows.second - rows.first, k);
+    const auto hx = Kokkos::create_mirror_view(xl);
+    const auto hy = Kokkos::create_mirror_view(yl);
+    for (std::size_t i = 0; i < hx.extent(0); ++i) {
+      for (int j = 0; j < k; ++j) {
+        hx(i, j) = x(rows.first + i, j);
+        hy(i, j) = y0(rows.first + i, j);
+      }
+    }
+    Kokkos::deep_copy(xl, hx);
+    Kokkos::deep_copy(yl, hy);
+    plan.apply(1.5, xl, -0.5, yl);
+    Kokkos::deep_copy(hy, yl);
+    Kokkos::deep_copy(got, hy);
+  }
+  expect_rows_match(got, A, x, y0, 1.5, -0.5, part.first());
+  const auto& t = plan.timing();
+  EXPECT_EQ(t.products, 1);
+  EXPECT_GT(t.seconds, 0.0);
+  EXPECT_GE(t.seconds, t.exposed_exchange_seconds());
+  if (ranks > 1) {
+    EXPECT_GT(t.bytes_received, 0.0);
+  }
+  if (plan.exchange() == mpi::Exchange::halo) {
+    EXPECT_LE(plan.received_per_vector(), A.num_rows - part.local_rows());
+  } else {
+    EXPECT_EQ(plan.received_per_vector(), A.num_rows - part.local_rows());
+  }
+}
+
+TEST(Mpi, SplitColumnsCutsABlockIntoItsOwnAndOtherColumns) {
+  const HostCsr A = cispmv::test::random_irregular<double>(40, 97, 9, 12);
+  const auto s = mpi::split_columns(A, 30, 70);
+  ASSERT_EQ(s.own.num_rows, 40);
+  ASSERT_EQ(s.own.num_cols, 40);
+  ASSERT_EQ(s.other.num_cols, 97);
+  EXPECT_EQ(s.own.nnz() + s.other.nnz(), A.nnz());
+  for (int r = 0; r < A.num_rows; ++r) {
+    std::size_t a = s.own.row_ptr(r), b = s.other.row_ptr(r);
+    for (std::size_t k = A.row_ptr(r); k < A.row_ptr(r + 1); ++k) {  // in order, each entry in one part
+      if (A.col_idx(k) >= 30 && A.col_idx(k) < 70) {
+        ASSERT_LT(a, s.own.row_ptr(r + 1));
+        EXPECT_EQ(s.own.col_idx(a), A.col_idx(k) - 30);
+        EXPECT_EQ(s.own.values(a++), A.values(k));
+      } else {
+        ASSERT_LT(b, s.other.row_ptr(r + 1));
+        EXPECT_EQ(s.other.col_idx(b), A.col_idx(k));
+        EXPECT_EQ(s.other.values(b++), A.values(k));
+      }
+    }
+    EXPECT_EQ(a, s.own.row_ptr(r + 1));
+    EXPECT_EQ(b, s.other.row_ptr(r + 1));
+  }
+  EXPECT_THROW(mpi::split_columns(A, 30, 60), std::invalid_argument);  // not as wide as the block is tall
+}
+
 TEST(Mpi, DistributedProductsEqualTheSingleProcessOnesInEveryFormat) {
   const int rank = mpi::rank_of(world), ranks = mpi::size_of(world);
   const HostCsr A = cispmv::test::random_irregular<double>(211, 211, 77, 60);  // the same on every rank
   const auto part = mpi::RowPartition::even(A.num_rows, ranks, rank);
   const HostCsr block = row_block(A, part.first(), part.end());
-  const auto needed = mpi::columns_read(block);
+  const auto split = mpi::split_columns(block, part.first(), part.end());
+  const auto needed = mpi::columns_read(block), other_needed = mpi::columns_read(split.other);
   FormatParams params;
   params.boundary = 6;
   for (const FormatInfo& info : format_registry) {
     with_host_format(info.format, block, params, [&](const auto& host_format) {
       const auto local = to_device<Exec>(host_format);
       using Local = std::remove_const_t<decltype(local)>;
+      // the same format for the block cut by columns: the overlapped plan
+      mpi::SplitBlock<Local> parts;
+      with_host_format(info.format, split.own, params, [&](const auto& own) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(own)>, std::decay_t<decltype(host_format)>>) {
+          parts.own = to_device<Exec>(own);
+        }
+      });
+      with_host_format(info.format, split.other, params, [&](const auto& other) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(other)>, std::decay_t<decltype(host_format)>>) {
+          parts.other = to_device<Exec>(other);
+        }
+      });
       for (const mpi::Exchange exchange : {mpi::Exchange::allgather, mpi::Exchange::halo}) {
         for (const int k : {1, 3, 17}) {  // one vector, a block, more than one block of 16
           SCOPED_TRACE(std::string(info.name) + ", " + mpi::exchange_name(exchange) + ", k " + std::to_string(k));
           mpi::DistributedOptions opts;
           opts.exchange = exchange;
-          const mpi::DistributedSpmvPlan<Exec, Local> plan(Exec(), world, part, local, opts, needed);
-          using HostBlock = Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace>;
-          HostBlock x("x", static_cast<std::size_t>(A.num_cols), static_cast<std::size_t>(k)),
-              y0("y0", static_cast<std::size_t>(A.num_rows), static_cast<std::size_t>(k));
-          for (int j = 0; j < k; ++j) {
-            const auto xj = cispmv::test::random_vector<double>(static_cast<std::size_t>(A.num_cols), 5 + 2 * j);
-            const auto yj = cispmv::test::random_vector<double>(static_cast<std::size_t>(A.num_rows), 6 + 2 * j);
-            for (int i = 0; i < A.num_cols; ++i) x(i, j) = xj(i);
-            for (int i = 0; i < A.num_rows; ++i) y0(i, j) = yj(i);
-          }
-          const auto rows =
-              std::make_pair(static_cast<std::size_t>(part.first()), static_cast<std::size_t>(part.end()));
-          HostBlock got("got", static_cast<std::size_t>(part.local_rows()), static_cast<std::size_t>(k));
-          if (k == 1) {
-            Kokkos::View<double*, Mem> xl("xl", rows.second - rows.first), yl("yl", rows.second - rows.first);
-            const auto hx = Kokkos::create_mirror_view(xl);
-            const auto hy = Kokkos::create_mirror_view(yl);
-            for (std::size_t i = 0; i < hx.extent(0); ++i) {
-              hx(i) = x(rows.first + i, 0);
-              hy(i) = y0(rows.first + i, 0);
-            }
-            Kokkos::deep_copy(xl, hx);
-            Kokkos::deep_copy(yl, hy);
-            plan.apply(1.5, xl, -0.5, yl);
-            Kokkos::deep_copy(hy, yl);
-            for (std::size_t i = 0; i < hy.extent(0); ++i) got(i, 0) = hy(i);
-          } else {
-            Kokkos::View<double**, Kokkos::LayoutRight, Mem> xl("xl", rows.second - rows.first, k),
-                yl("yl", rows.second - rows.first, k);
-            const auto hx = Kokkos::create_mirror_view(xl);
-            const auto hy = Kokkos::create_mirror_view(yl);
-            for (std::size_t i = 0; i < hx.extent(0); ++i) {
-              for (int j = 0; j < k; ++j) {
-                hx(i, j) = x(rows.first + i, j);
-                hy(i, j) = y0(rows.first + i, j);
-              }
-            }
-            Kokkos::deep_copy(xl, hx);
-            Kokkos::deep_copy(yl, hy);
-            plan.apply(1.5, xl, -0.5, yl);
-            Kokkos::deep_copy(hy, yl);
-            Kokkos::deep_copy(got, hy);
-          }
-          expect_rows_match(got, A, x, y0, 1.5, -0.5, part.first());
-          EXPECT_EQ(plan.timing().products, 1);
-          if (ranks > 1) {
-            EXPECT_GT(plan.timing().bytes_received, 0.0);
-          }
-          if (exchange == mpi::Exchange::halo) {
-            EXPECT_LE(plan.received_per_vector(), A.num_rows - part.local_rows());
-          } else {
-            EXPECT_EQ(plan.received_per_vector(), A.num_rows - part.local_rows());
-          }
+          const mpi::DistributedSpmvPlan<Exec, Local> whole(Exec(), world, part, local, opts, needed);
+          EXPECT_FALSE(whole.overlaps());
+          check_distributed_product(whole, A, part, k);
+          const mpi::DistributedSpmvPlan<Exec, Local> overlapped(Exec(), world, part, parts, opts, other_needed);
+          EXPECT_EQ(overlapped.overlaps(), ranks > 1);
+          check_distributed_product(overlapped, A, part, k);
         }
       }
     });
@@ -215,6 +268,35 @@ TEST(Mpi, DistributedHamiltonianBlocksAreTheRowsOfTheWholeMatrix) {
       Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ci::csr_diagonal(Exec(), H.local, H.partition.first()));
   const auto d_whole = ci::csr_diagonal(whole);
   for (int i = 0; i < mine.num_rows; ++i) ASSERT_EQ(d(i), d_whole(static_cast<std::size_t>(H.partition.first() + i)));
+
+  // built in two parts (the builder's column window): exactly the block cut by columns
+  const auto S = mpi::build_split_hamiltonian(Exec(), world, dump, space);
+  ASSERT_EQ(S.partition.offsets, H.partition.offsets);
+  const auto want = mpi::split_columns(mine, H.partition.first(), H.partition.end());
+  auto expect_same = [](const auto& got_device, const HostCsr& expected, const char* what) {
+    SCOPED_TRACE(what);
+    const HostCsr got = got_device.template map_views<Kokkos::DefaultHostExecutionSpace>(
+        [](const auto& v) { return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v); });
+    ASSERT_EQ(got.num_rows, expected.num_rows);
+    ASSERT_EQ(got.num_cols, expected.num_cols);
+    ASSERT_EQ(got.nnz(), expected.nnz());
+    for (int i = 0; i <= got.num_rows; ++i) ASSERT_EQ(got.row_ptr(i), expected.row_ptr(i)) << i;
+    for (std::size_t k = 0; k < got.nnz(); ++k) {
+      ASSERT_EQ(got.col_idx(k), expected.col_idx(k)) << k;
+      ASSERT_EQ(got.values(k), expected.values(k)) << k;
+    }
+  };
+  expect_same(S.block.own, want.own, "own columns");
+  expect_same(S.block.other, want.other, "other columns");
+  if (ranks > 1) {
+    EXPECT_GT(S.block.other.nnz(), 0u);
+  }
+  // a window outside the space is refused
+  ci::HamiltonianOptions outside;
+  outside.columns.keep = ci::HamiltonianOptions::ColumnWindow::Keep::inside;
+  outside.columns.first = 0;
+  outside.columns.end = static_cast<std::int64_t>(space.size()) + 1;
+  EXPECT_THROW(ci::build_hamiltonian_rows(Exec(), dump, space, 0, 1, outside), std::invalid_argument);
 }
 
 /// Total energies of a ci_references.txt line.
@@ -258,6 +340,24 @@ std::vector<double> distributed_energies(const mpi::DistributedHamiltonian<Exec>
   return e;
 }
 
+/// The same through overlapped products: each rank's block built in its two parts, csell-encoded.
+std::vector<double> overlapped_energies(const ci::FciDump& dump, const ci::DeterminantSpace& space, int roots) {
+  const auto S = mpi::build_split_hamiltonian(Exec(), world, dump, space);
+  using C = std::decay_t<decltype(to_compressed_sell(S.block.own))>;
+  mpi::SplitBlock<C> parts{to_compressed_sell(S.block.own), to_compressed_sell(S.block.other)};
+  const mpi::DistributedSpmvPlan<Exec, C> plan(Exec(), world, S.partition, parts);
+  EXPECT_EQ(plan.overlaps(), mpi::size_of(world) > 1);
+  solvers::DavidsonOptions d;
+  d.num_roots = roots;
+  d.residual_tolerance = 1e-6;
+  const auto result = solvers::davidson(Exec(), plan, ci::csr_diagonal(Exec(), S.block.own), d);
+  EXPECT_TRUE(result.converged);
+  EXPECT_GT(plan.timing().products, 0);
+  std::vector<double> e;
+  for (double v : result.eigenvalues) e.push_back(v + dump.core_energy);
+  return e;
+}
+
 TEST(Mpi, DistributedDavidsonGivesPySCFsEnergies) {
   {  // LiH full CI, 5 roots (a degenerate pair among them), CSR blocks, halo exchange; and one process
     const auto dump = ci::read_fcidump(std::string(CISPMV_TEST_DATA_DIR) + "/lih_sto3g.fcidump");
@@ -273,6 +373,9 @@ TEST(Mpi, DistributedDavidsonGivesPySCFsEnergies) {
     d.num_roots = 5;
     const auto single = solvers::davidson(Exec(), whole, ci::csr_diagonal(Exec(), whole), d);
     for (std::size_t c = 0; c < e.size(); ++c) EXPECT_NEAR(e[c], single.eigenvalues[c] + dump.core_energy, 1e-10);
+    const auto overlapped = overlapped_energies(dump, space, 5);
+    ASSERT_EQ(overlapped.size(), want.size());
+    for (std::size_t c = 0; c < e.size(); ++c) EXPECT_NEAR(overlapped[c], want[c], 1e-8) << "root " << c;
   }
   {  // H2O/6-31G(d) CISD, all irreps (6,861 determinants), csell blocks, allgather (the 61,441-determinant
      // frozen-core full CI takes 20 s under the sanitizers; its 5 roots are checked single-process)

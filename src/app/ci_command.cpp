@@ -173,7 +173,21 @@ std::string advice(const CiCommandOptions& o, int max_level, double matrix_bytes
 
 int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
 #if defined(CISPMV_HAVE_MPI)
+  if (options.distributed || options.spmv_repetitions > 0) {
+    if (!mpi_running()) {
+      throw std::invalid_argument(
+          "cispmv ci: --distributed and --spmv-repetitions take the distributed code path: start cispmv under "
+          "mpirun (one rank is fine)");
+    }
+    return ci_distributed(options, text_out, MPI_COMM_WORLD);
+  }
   if (const int ranks = mpi_world_size(); ranks > 1) return ci_distributed(options, text_out, MPI_COMM_WORLD);
+#else
+  if (options.distributed || options.spmv_repetitions > 0) {
+    throw std::invalid_argument(
+        "cispmv ci: --distributed and --spmv-repetitions need MPI; this cispmv was built without it "
+        "(CISPMV_ENABLE_MPI)");
+  }
 #endif
   using Exec = Kokkos::DefaultExecutionSpace;
   using ExecMemory = Exec::memory_space;

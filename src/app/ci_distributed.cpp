@@ -17,12 +17,15 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <iomanip>
+#include <numeric>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace cispmv::app {
@@ -35,13 +38,32 @@ using Exec = Kokkos::DefaultExecutionSpace;
 /// What each rank reports; rank 0 gathers and prints them.
 struct RankFigures {
   double rows = 0, nnz = 0, matrix_bytes = 0, vector_bytes = 0, host_peak = 0, device_free = 0;
-  double build_seconds = 0, local_seconds = 0, exchange_seconds = 0, received_bytes = 0;
-  static constexpr int count = 10;
+  double build_seconds = 0, local_seconds = 0, exchange_seconds = 0, received_bytes = 0, product_seconds = 0;
+  static constexpr int count = 11;
   std::vector<double> flat() const {
-    return {rows,        nnz,           matrix_bytes,  vector_bytes,     host_peak,
-            device_free, build_seconds, local_seconds, exchange_seconds, received_bytes};
+    return {rows,          nnz,           matrix_bytes,     vector_bytes,   host_peak,      device_free,
+            build_seconds, local_seconds, exchange_seconds, received_bytes, product_seconds};
   }
 };
+
+/// The local matrix type of a solve's operand: a matrix, or the SplitBlock of one.
+template <class M>
+struct LocalMatrixOf {
+  using type = M;
+};
+template <class M>
+struct LocalMatrixOf<mpi::SplitBlock<M>> {
+  using type = M;
+};
+
+template <class M>
+double block_bytes(const M& A) {
+  return static_cast<double>(allocated_bytes(A));
+}
+template <class M>
+double block_bytes(const mpi::SplitBlock<M>& A) {
+  return static_cast<double>(allocated_bytes(A.own) + allocated_bytes(A.other));
+}
 
 /// Peak resident memory of this process (VmHWM), 0 where /proc does not tell.
 double host_peak_bytes() {
@@ -58,13 +80,86 @@ double host_peak_bytes() {
   return 0;
 }
 
-template <class Matrix, class Diagonal>
-int solve_distributed(MPI_Comm comm, const mpi::RowPartition& partition, const Matrix& A, const Diagonal& diagonal,
+}  // namespace
+
+namespace detail {  // (not in an anonymous namespace: CUDA's extended lambdas need external linkage)
+
+/// The distributed SpMV benchmark (--spmv-repetitions): products y = H c of the lowest root's vector,
+/// each fenced and started by all ranks together; per product the slowest rank's time counts. The
+/// check: |y - E c| / |c| (over all ranks) within twice the residual norm the solver reported, plus a
+/// rounding allowance; a product that is wrong anywhere fails it. Returns 0, or 1 if the check fails.
+template <class Plan, class Result>
+int time_products(MPI_Comm comm, const Plan& plan, const Result& result, const CiCommandOptions& options,
+                  nlohmann::json& j, std::ostream& out) {
+  const Exec exec;
+  const auto c = Kokkos::subview(result.eigenvectors, Kokkos::ALL(), 0);
+  Kokkos::View<double*, Exec::memory_space> y("cispmv::ci::benchmark_y", c.extent(0));
+  plan.apply(1.0, c, 0.0, y);  // warm-up
+  plan.reset_timing();
+  std::vector<double> seconds;
+  for (int i = 0; i < options.spmv_repetitions; ++i) {
+    MPI_Barrier(comm);
+    Kokkos::Timer timer;
+    plan.apply(1.0, c, 0.0, y);
+    double t = timer.seconds();
+    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
+    seconds.push_back(t);
+  }
+  const double e = result.eigenvalues[0];
+  double sums[3] = {0, 0, 0};  // |y - e c|^2, |c|^2, |y|^2
+  const Kokkos::RangePolicy<Exec> rows(exec, 0, c.extent(0));
+  Kokkos::parallel_reduce(
+      "cispmv::ci::benchmark_check", rows,
+      KOKKOS_LAMBDA(const std::size_t i, double& r) { r += (y(i) - e * c(i)) * (y(i) - e * c(i)); }, sums[0]);
+  Kokkos::parallel_reduce(
+      "cispmv::ci::benchmark_check", rows, KOKKOS_LAMBDA(const std::size_t i, double& r) { r += c(i) * c(i); },
+      sums[1]);
+  Kokkos::parallel_reduce(
+      "cispmv::ci::benchmark_check", rows, KOKKOS_LAMBDA(const std::size_t i, double& r) { r += y(i) * y(i); },
+      sums[2]);
+  exec.fence();
+  MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_DOUBLE, MPI_SUM, comm);
+  const double residual = std::sqrt(sums[0] / sums[1]);
+  const double allowed = 2.0 * result.residual_norms[0] + 1e-10 * std::sqrt(sums[2] / sums[1]);
+  const bool ok = residual <= allowed;
+  // each rank's split of the products, the slowest rank's reported
+  const mpi::DistributedTiming t = plan.timing();
+  double per[3] = {t.local_seconds, t.exchange_seconds, t.exposed_exchange_seconds()};
+  MPI_Allreduce(MPI_IN_PLACE, per, 3, MPI_DOUBLE, MPI_MAX, comm);
+  const double n = static_cast<double>(seconds.size());
+  const double mean = std::accumulate(seconds.begin(), seconds.end(), 0.0) / n;
+  const double best = *std::min_element(seconds.begin(), seconds.end());
+  out << "spmv benchmark: " << seconds.size() << " products H c, " << std::fixed << std::setprecision(3) << 1e3 * mean
+      << " ms mean, " << 1e3 * best << " ms best (slowest rank); per product " << 1e3 * per[0] / n << " ms local SpMV, "
+      << 1e3 * per[1] / n << " ms exchange, " << 1e3 * per[2] / n << " ms exposed" << std::defaultfloat
+      << "; check |Hc - Ec|/|c| = " << std::setprecision(3) << residual << (ok ? " <= " : " > ") << allowed
+      << (ok ? " ok" : " FAILED") << std::setprecision(6) << std::endl;
+  j["spmv_benchmark"] = {{"products", seconds.size()},
+                         {"mean_seconds", mean},
+                         {"best_seconds", best},
+                         {"local_seconds_per_product", per[0] / n},
+                         {"exchange_seconds_per_product", per[1] / n},
+                         {"exposed_exchange_seconds_per_product", per[2] / n},
+                         {"check_residual", residual},
+                         {"check_allowed", allowed},
+                         {"check_passed", ok}};
+  return ok ? 0 : 1;
+}
+
+}  // namespace detail
+
+namespace {
+
+/// Davidson over the ranks with `A` (this rank's block, or its SplitBlock) as the local operand.
+template <class Operand, class Diagonal>
+int solve_distributed(MPI_Comm comm, const mpi::RowPartition& partition, const Operand& A, const Diagonal& diagonal,
                       const std::vector<std::int64_t>& needed, const FciDump& dump, const CiCommandOptions& options,
                       RankFigures& mine, nlohmann::json& j, std::ostream& out) {
+  using Matrix = typename LocalMatrixOf<Operand>::type;
   const Exec exec;
   mpi::DistributedOptions dist;
   dist.exchange = options.exchange == "halo" ? mpi::Exchange::halo : mpi::Exchange::allgather;
+  mine.matrix_bytes = block_bytes(A);
   const mpi::DistributedSpmvPlan<Exec, Matrix> plan(exec, comm, partition, A, dist, needed);
   solvers::DavidsonOptions dopts;
   dopts.num_roots = options.roots;
@@ -76,6 +171,10 @@ int solve_distributed(MPI_Comm comm, const mpi::RowPartition& partition, const M
   mine.local_seconds = plan.timing().local_seconds;
   mine.exchange_seconds = plan.timing().exchange_seconds;
   mine.received_bytes = plan.timing().bytes_received;
+  mine.product_seconds = plan.timing().seconds;
+  int status = result.converged ? 0 : 1;
+  if (options.spmv_repetitions > 0)
+    status = std::max(status, detail::time_products(comm, plan, result, options, j, out));
   // this rank's Davidson vectors, and the global x (up to 16 columns) each product assembles
   mine.vector_bytes = davidson_vector_bytes(options.roots, static_cast<double>(partition.local_rows())) +
                       static_cast<double>(partition.global_rows) * sizeof(double) * std::min(16, options.roots);
@@ -102,10 +201,17 @@ int solve_distributed(MPI_Comm comm, const mpi::RowPartition& partition, const M
                    {"converged", result.converged},
                    {"seconds", result.total_seconds},
                    {"product_seconds", result.spmv_seconds}};
-  return result.converged ? 0 : 1;
+  return status;
 }
 
 }  // namespace
+
+bool mpi_running() {
+  int initialised = 0, finalised = 0;
+  MPI_Initialized(&initialised);
+  MPI_Finalized(&finalised);
+  return initialised && !finalised;
+}
 
 int mpi_world_size() {
   int initialised = 0, finalised = 0, size = 1;
@@ -162,59 +268,101 @@ int ci_distributed(const CiCommandOptions& options, std::ostream& text_out, MPI_
   RankFigures mine;
   MPI_Barrier(comm);
   Kokkos::Timer timer;
-  auto H = mpi::build_distributed_hamiltonian(Exec(), comm, dump, space, hopt);
+  // each rank's block, whole or (overlapped products, more than one rank) cut by columns into the
+  // part that reads its own x and the rest: built in those two parts, never whole
+  const bool split = ranks > 1 && options.overlap;
+  mpi::DistributedHamiltonian<Exec> H;
+  mpi::SplitHamiltonian<Exec> S;
+  if (split) {
+    S = mpi::build_split_hamiltonian(Exec(), comm, dump, space, hopt);
+  } else {
+    H = mpi::build_distributed_hamiltonian(Exec(), comm, dump, space, hopt);
+  }
   Exec().fence();
   mine.build_seconds = timer.seconds();
   MPI_Barrier(comm);
   const double build_all = timer.seconds();
-  const mpi::RowPartition& partition = H.partition;
+  const mpi::RowPartition partition = split ? S.partition : H.partition;
   mine.rows = static_cast<double>(partition.local_rows());
-  mine.nnz = static_cast<double>(H.local.nnz());
+  mine.nnz = static_cast<double>(split ? S.block.own.nnz() + S.block.other.nnz() : H.local.nnz());
   double nnz_total = 0;
   MPI_Allreduce(&mine.nnz, &nnz_total, 1, MPI_DOUBLE, MPI_SUM, comm);
   out << "hamiltonian: " << static_cast<std::size_t>(nnz_total) << " nonzeros in " << ranks
-      << " row blocks balanced by nonzeros, built in " << std::fixed << std::setprecision(3) << build_all << " s"
-      << std::defaultfloat << std::endl;
+      << " row blocks balanced by nonzeros" << (split ? ", each built as its own columns and the rest" : "")
+      << ", built in " << std::fixed << std::setprecision(3) << build_all << " s" << std::defaultfloat << std::endl;
+  const auto& chosen_on = split ? S.block.own : H.local;  // what the automatic choice looks at
 
   // one format for all ranks: rank 0's automatic choice for its block, or the one asked for
   int format_id = 0;
   if (options.format == "auto") {
     if (rank == 0) {
-      const FormatChoice choice = choose_format<Exec>(H.local, 32, davidson_reads);
+      const FormatChoice choice = choose_format<Exec>(chosen_on, 32, davidson_reads);
       format_id = static_cast<int>(choice.format);
-      out << "automatic format choice (rank 0's block): " << choice.summary() << "\n";
+      out << "automatic format choice (rank 0's block" << (split ? ", its own columns" : "")
+          << "): " << choice.summary() << "\n";
     }
     MPI_Bcast(&format_id, 1, MPI_INT, 0, comm);
   } else {
     format_id = static_cast<int>(parse_format(options.format));
   }
   const Format format = static_cast<Format>(format_id);
-  const auto diagonal = csr_diagonal(Exec(), H.local, partition.first());
+  const auto diagonal = split ? csr_diagonal(Exec(), S.block.own) : csr_diagonal(Exec(), H.local, partition.first());
   std::vector<std::int64_t> needed;
-  if (options.exchange == "halo") needed = mpi::columns_read(H.local);
+  if (options.exchange == "halo") needed = mpi::columns_read(split ? S.block.other : H.local);
 
   nlohmann::json j;
   int status = 0;
   constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Exec::memory_space>::accessible;
+  auto solve = [&](const auto& operand) {
+    return solve_distributed(comm, partition, operand, diagonal, needed, dump, options, mine, j, out);
+  };
   if (format == Format::csr) {
-    mine.matrix_bytes = static_cast<double>(allocated_bytes(H.local));
-    status = solve_distributed(comm, partition, H.local, diagonal, needed, dump, options, mine, j, out);
-  } else if (format == Format::csell) {
-    const auto C = to_compressed_sell(H.local);
-    H.local = {};
-    mine.matrix_bytes = static_cast<double>(allocated_bytes(C));
-    status = solve_distributed(comm, partition, C, diagonal, needed, dump, options, mine, j, out);
-  } else {  // the other formats are converted from a host copy of the block
-    const HostCsr host = H.local.template map_views<Kokkos::DefaultHostExecutionSpace>(
-        [](const auto& v) { return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v); });
-    if (!on_host) H.local = {};
+    status = split ? solve(S.block) : solve(H.local);
+  } else if (format == Format::csell) {  // encoded on the device, each CSR freed once encoded
+    if (split) {
+      mpi::SplitBlock<std::decay_t<decltype(to_compressed_sell(S.block.own))>> C;
+      C.own = to_compressed_sell(S.block.own);
+      S.block.own = {};
+      C.other = to_compressed_sell(S.block.other);
+      S.block.other = {};
+      status = solve(C);
+    } else {
+      const auto C = to_compressed_sell(H.local);
+      H.local = {};
+      status = solve(C);
+    }
+  } else {  // the other formats are converted from host copies
+    auto host_copy = [&](auto& A) {
+      const HostCsr h = A.template map_views<Kokkos::DefaultHostExecutionSpace>(
+          [](const auto& v) { return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v); });
+      if (!on_host) A = {};
+      return h;
+    };
     auto params = FormatParams::for_space<Exec>();
-    params.boundary = choose_boundary(host).boundary;
-    status = with_host_format(format, host, params, [&](const auto& host_format) {
-      const auto A = to_device<Exec>(host_format);
-      mine.matrix_bytes = static_cast<double>(allocated_bytes(A));
-      return solve_distributed(comm, partition, A, diagonal, needed, dump, options, mine, j, out);
-    });
+    if (split) {
+      const HostCsr own = host_copy(S.block.own), other = host_copy(S.block.other);
+      auto other_params = params;
+      params.boundary = choose_boundary(own).boundary;
+      other_params.boundary = choose_boundary(other).boundary;
+      status = with_host_format(format, own, params, [&](const auto& own_format) {
+        return with_host_format(format, other, other_params, [&](const auto& other_format) {
+          using Own = std::decay_t<decltype(own_format)>;
+          if constexpr (std::is_same_v<Own, std::decay_t<decltype(other_format)>>) {
+            mpi::SplitBlock<std::decay_t<decltype(to_device<Exec>(own_format))>> A;
+            A.own = to_device<Exec>(own_format);
+            A.other = to_device<Exec>(other_format);
+            return solve(A);
+          } else {
+            return 1;  // never: both parts are converted to the same format
+          }
+        });
+      });
+    } else {
+      const HostCsr host = host_copy(H.local);
+      params.boundary = choose_boundary(host).boundary;
+      status = with_host_format(format, host, params,
+                                [&](const auto& host_format) { return solve(to_device<Exec>(host_format)); });
+    }
   }
   mine.host_peak = host_peak_bytes();
   mine.device_free = on_host ? 0.0 : static_cast<double>(available_bytes<Exec>());
@@ -224,15 +372,15 @@ int ci_distributed(const CiCommandOptions& options, std::ostream& text_out, MPI_
   std::vector<double> all(static_cast<std::size_t>(RankFigures::count) * static_cast<std::size_t>(ranks));
   MPI_Gather(flat.data(), RankFigures::count, MPI_DOUBLE, all.data(), RankFigures::count, MPI_DOUBLE, 0, comm);
   nlohmann::json per_rank = nlohmann::json::array();
-  out << "  rank       rows      nonzeros    matrix   vectors  host peak  build s  local SpMV s  exchange s  "
-         "received\n";
+  out << "  rank       rows      nonzeros    matrix   vectors  host peak  build s  products s  local SpMV s  "
+         "exchange s  exposed s  received\n";
   for (int r = 0; r < ranks; ++r) {
     const double* f = all.data() + static_cast<std::size_t>(r) * RankFigures::count;
     out << "  " << std::setw(4) << r << std::setw(11) << static_cast<long long>(f[0]) << std::setw(14)
         << static_cast<long long>(f[1]) << std::setw(10) << format_bytes(f[2]) << std::setw(10) << format_bytes(f[3])
         << std::setw(11) << format_bytes(f[4]) << std::fixed << std::setprecision(3) << std::setw(9) << f[6]
-        << std::setw(14) << f[7] << std::setw(12) << f[8] << std::defaultfloat << std::setw(10) << format_bytes(f[9])
-        << "\n";
+        << std::setw(12) << f[10] << std::setw(14) << f[7] << std::setw(12) << f[8] << std::setw(11)
+        << std::max(0.0, f[10] - f[7]) << std::defaultfloat << std::setw(10) << format_bytes(f[9]) << "\n";
     per_rank.push_back({{"rank", r},
                         {"rows", f[0]},
                         {"nonzeros", f[1]},
@@ -241,8 +389,10 @@ int ci_distributed(const CiCommandOptions& options, std::ostream& text_out, MPI_
                         {"host_peak_bytes", f[4]},
                         {"device_free_bytes", f[5]},
                         {"build_seconds", f[6]},
+                        {"product_seconds", f[10]},
                         {"local_spmv_seconds", f[7]},
                         {"exchange_seconds", f[8]},
+                        {"exposed_exchange_seconds", std::max(0.0, f[10] - f[7])},
                         {"received_bytes", f[9]}});
   }
   MPI_Barrier(comm);

@@ -63,6 +63,9 @@ struct CiCommandOptions {
   std::string json;                    ///< write the results as JSON there ('-' = stdout, then no text report)
   bool progress = true;                ///< progress lines for the long stages
   std::string exchange = "allgather";  ///< under mpirun: how the products exchange x (allgather or halo)
+  bool overlap = true;       ///< under mpirun: blocks cut by columns, the own part multiplied during the exchange
+  bool distributed = false;  ///< under mpirun: the distributed code path also on one rank (scaling baselines)
+  int spmv_repetitions = 0;  ///< under mpirun: products timed after the solve (the distributed SpMV benchmark)
 };
 
 /// A .mtx / .cispmv file, or a suite matrix generated on the fly; `description` says which.
@@ -80,6 +83,8 @@ int ci_command(const CiCommandOptions& options, std::ostream& out);
 #if defined(CISPMV_HAVE_MPI)
 /// The number of MPI processes of this run: 1 when MPI was not initialised (not under mpirun).
 int mpi_world_size();
+/// True when MPI was initialised (cispmv was started by an MPI launcher) and not yet finalised.
+bool mpi_running();
 /// `cispmv ci` on the ranks of `comm` (ci_command calls it under mpirun with more than one rank):
 /// the Hamiltonian in row blocks balanced by nonzeros, one per rank and device, a distributed
 /// Davidson, and per-rank memory and time split (local SpMV, exchange of x), printed by rank 0.

@@ -107,6 +107,17 @@ int main(int argc, char* argv[]) {
       ->add_option("--exchange", ci.exchange,
                    "under mpirun: how the distributed products exchange x: allgather (default) or halo")
       ->check(CLI::IsMember({"allgather", "halo"}));
+  ci_cmd->add_flag("!--no-overlap", ci.overlap,
+                   "under mpirun: keep each rank's block whole and exchange x before the product, rather than "
+                   "multiply the block's own columns while x's other parts travel");
+  ci_cmd->add_flag("--distributed", ci.distributed,
+                   "under mpirun: take the distributed code path on one rank too (the one-GPU point of a scaling "
+                   "study)");
+  ci_cmd
+      ->add_option("--spmv-repetitions", ci.spmv_repetitions,
+                   "under mpirun: after the solve, time this many distributed products H c of the lowest root's "
+                   "vector (fenced, all ranks started together) and check |Hc - Ec| against the solver's residual")
+      ->check(CLI::Range(0, 100000));
 
   CLI11_PARSE(cli, argc, argv);
   try {

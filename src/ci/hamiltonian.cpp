@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -195,6 +196,10 @@ struct HamiltonianRows {
   double tolerance = 0.0;
   std::int64_t row_offset = 0;  // the chunk's first row, counted from row_base
   std::int64_t row_base = 0;    // the space's row that is row 0 of the matrix being built (a row block)
+  // the column window (HamiltonianOptions::columns): a column c is kept when (window_first <= c <
+  // window_end) == window_inside, and stored as c - column_shift
+  std::int64_t window_first = 0, window_end = std::numeric_limits<std::int64_t>::max(), column_shift = 0;
+  bool window_inside = true;
   Kokkos::View<std::uint64_t*, Mem> a_string, b_string;
   Kokkos::View<std::uint8_t*, Mem> a_rank, a_irrep, b_rank, b_irrep;
   Kokkos::View<std::int32_t*, Mem> b_position, alpha_id, beta_id;
@@ -237,10 +242,11 @@ struct HamiltonianRows {
     // and returns how many it kept) is the only one that pays for the Slater-Condon rules. `value` is
     // a callable, so the count pass never evaluates it.
     auto emit = [&](std::int64_t col, const auto& value) {
+      if ((col >= window_first && col < window_end) != window_inside) return;
       if constexpr (Fill) {
         const double v = value();
         if (v * v >= tolerance2) {
-          col_idx(out) = static_cast<int>(col);
+          col_idx(out) = static_cast<int>(col - column_shift);
           values(out) = v;
           ++out;
           ++count;
@@ -307,12 +313,14 @@ struct HamiltonianRows {
               const std::int32_t uself = bself ? ib : 0x7fffffff;
               if (uself < us && uself < ud) {
                 bself = false;
-                if constexpr (Fill) {
-                  col_idx(out) = static_cast<int>(r);
-                  values(out) = diagonal();
-                  ++out;
+                if ((r >= window_first && r < window_end) == window_inside) {
+                  if constexpr (Fill) {
+                    col_idx(out) = static_cast<int>(r - column_shift);
+                    values(out) = diagonal();
+                    ++out;
+                  }
+                  ++count;
                 }
-                ++count;
               } else if (us < ud) {
                 emit(base + b_position(us), [&] {
                   return b_singles.value(bs) +
@@ -542,6 +550,21 @@ CsrMatrix<double, int, std::size_t, Exec> build_hamiltonian_rows(const Exec& exe
   Matrix H;
   H.num_rows = static_cast<int>(n);
   H.num_cols = static_cast<int>(space.size());
+  if (options.columns.keep != HamiltonianOptions::ColumnWindow::Keep::all) {
+    const auto& w = options.columns;
+    if (w.first < 0 || w.first > w.end || w.end > static_cast<std::int64_t>(space.size())) {
+      throw std::invalid_argument("cispmv::build_hamiltonian_rows: the column window [" + std::to_string(w.first) +
+                                  ", " + std::to_string(w.end) + ") is not a range of the space's " +
+                                  std::to_string(space.size()) + " determinants");
+    }
+    f.window_first = w.first;
+    f.window_end = w.end;
+    f.window_inside = w.keep == HamiltonianOptions::ColumnWindow::Keep::inside;
+    if (f.window_inside) {
+      f.column_shift = w.first;
+      H.num_cols = static_cast<int>(w.end - w.first);
+    }
+  }
   H.row_ptr = typename Matrix::row_map_type("cispmv::ci_hamiltonian::row_ptr", static_cast<std::size_t>(n) + 1);
   f.row_ptr = H.row_ptr;
   over_rows<Exec, CountTag>(exec, f, n, "cispmv::build_hamiltonian::count", "count", options);

@@ -31,6 +31,14 @@ struct HamiltonianOptions {
   /// couple, without computing values); the rows are then packed in place through a buffer of this
   /// many elements (12 bytes each) at a time, not into a second matrix.
   std::size_t compaction_buffer = std::size_t{1} << 25;
+  /// Which columns the builder keeps: every one (the default); only those in [first, end), renumbered
+  /// from `first` (the matrix is then end - first columns wide); or only those outside [first, end),
+  /// numbered as in the space. A distributed row block is built in these two parts, never whole
+  /// (mpi::build_split_hamiltonian). The counting pass counts what is kept.
+  struct ColumnWindow {
+    enum class Keep { all, inside, outside } keep = Keep::all;
+    std::int64_t first = 0, end = 0;
+  } columns;
 };
 
 /// The CI Hamiltonian of `integrals` in `space` (without the core energy) as a CSR matrix in the
@@ -57,10 +65,10 @@ CsrMatrix<double, int, std::size_t, Exec> build_hamiltonian(const Exec& exec, co
                                                             const DeterminantSpace& space,
                                                             const HamiltonianOptions& options = {});
 
-/// Rows [first, end) of the same matrix (end - first rows, all the space's columns; row i is the
-/// space's determinant first + i), built on `exec` the same way: a process's block of a distributed
-/// Hamiltonian, which then never exists whole anywhere. Throws std::invalid_argument for a range
-/// outside the space.
+/// Rows [first, end) of the same matrix (end - first rows, all the space's columns or the window of
+/// options.columns; row i is the space's determinant first + i), built on `exec` the same way: a
+/// process's block of a distributed Hamiltonian, which then never exists whole anywhere. Throws
+/// std::invalid_argument for a row range or a column window outside the space.
 template <class Exec>
 CsrMatrix<double, int, std::size_t, Exec> build_hamiltonian_rows(const Exec& exec, const FciDump& integrals,
                                                                  const DeterminantSpace& space, std::int64_t first,
@@ -68,8 +76,8 @@ CsrMatrix<double, int, std::size_t, Exec> build_hamiltonian_rows(const Exec& exe
                                                                  const HamiltonianOptions& options = {});
 
 /// The number of elements the builder's counting pass finds in each of the rows [first, end) (the
-/// structurally possible ones, before the drop tolerance), counted on `exec`: the weights that
-/// balance a distributed Hamiltonian's row blocks.
+/// structurally possible ones, before the drop tolerance, in every column whatever options.columns
+/// says), counted on `exec`: the weights that balance a distributed Hamiltonian's row blocks.
 template <class Exec>
 std::vector<std::uint64_t> hamiltonian_row_counts(const Exec& exec, const FciDump& integrals,
                                                   const DeterminantSpace& space, std::int64_t first, std::int64_t end,

@@ -3,6 +3,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -70,6 +71,109 @@ struct TeamCachePreference {
     state().l1 = l1;
   }
 };
+
+/// Host memory that `Exec` copies to and from asynchronously, beside its kernels: CUDA's pinned
+/// host memory for Kokkos::Cuda, plain host memory elsewhere.
+template <class Exec>
+struct StagingSpace {
+  using type = Kokkos::HostSpace;
+};
+#if defined(KOKKOS_ENABLE_CUDA)
+template <>
+struct StagingSpace<Kokkos::Cuda> {
+  using type = Kokkos::CudaHostPinnedSpace;
+};
+#endif
+
+/// A second instance of `Exec` whose work may run beside the first's (copies while kernels run): on
+/// CUDA an instance on a CUDA stream of its own, created and destroyed here; elsewhere `exec` itself
+/// (a host space's work runs on the calling thread, in order, anyway). Copies share the stream.
+template <class Exec>
+class SideInstance {
+ public:
+  explicit SideInstance(const Exec& exec) : exec_(exec) {}
+  const Exec& get() const { return exec_; }
+
+ private:
+  Exec exec_;
+};
+#if defined(KOKKOS_ENABLE_CUDA)
+template <>
+class SideInstance<Kokkos::Cuda> {
+ public:
+  explicit SideInstance(const Kokkos::Cuda&) : owned_(std::make_shared<Owned>()) {}
+  const Kokkos::Cuda& get() const { return *owned_->exec; }
+
+ private:
+  struct Owned {
+    cudaStream_t stream = nullptr;
+    std::unique_ptr<Kokkos::Cuda> exec;
+    Owned() {
+      const cudaError_t e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+      if (e != cudaSuccess) throw std::runtime_error(std::string("cispmv: cudaStreamCreate: ") + cudaGetErrorString(e));
+      exec = std::make_unique<Kokkos::Cuda>(stream);
+    }
+    ~Owned() {
+      if (exec) exec->fence();
+      exec.reset();  // the instance goes before its stream
+      cudaStreamDestroy(stream);
+    }
+    Owned(const Owned&) = delete;
+    Owned& operator=(const Owned&) = delete;
+  };
+  std::shared_ptr<Owned> owned_;
+};
+#endif
+
+/// The time between two marks in an execution space's stream of work, as the device saw it: CUDA
+/// events on Kokkos::Cuda (marks cost no fence, so work can overlap the host's); elsewhere the host
+/// clock at the marks (a host space's work is done when the call that launched it returns).
+/// seconds() waits for the stop mark.
+template <class Exec>
+class StreamClock {
+ public:
+  void start(const Exec&) { timer_.reset(); }
+  void stop(const Exec& exec) {
+    exec.fence();
+    seconds_ = timer_.seconds();
+  }
+  double seconds() const { return seconds_; }
+
+ private:
+  Kokkos::Timer timer_;
+  double seconds_ = 0.0;
+};
+#if defined(KOKKOS_ENABLE_CUDA)
+template <>
+class StreamClock<Kokkos::Cuda> {
+ public:
+  StreamClock() : events_(std::make_shared<Events>()) {}
+  void start(const Kokkos::Cuda& exec) { cudaEventRecord(events_->start, exec.cuda_stream()); }
+  void stop(const Kokkos::Cuda& exec) { cudaEventRecord(events_->stop, exec.cuda_stream()); }
+  double seconds() const {
+    cudaEventSynchronize(events_->stop);
+    float ms = 0.0f;
+    cudaEventElapsedTime(&ms, events_->start, events_->stop);
+    return 1e-3 * static_cast<double>(ms);
+  }
+
+ private:
+  struct Events {
+    cudaEvent_t start = nullptr, stop = nullptr;
+    Events() {
+      if (cudaEventCreate(&start) != cudaSuccess || cudaEventCreate(&stop) != cudaSuccess)
+        throw std::runtime_error("cispmv: cudaEventCreate failed");
+    }
+    ~Events() {
+      cudaEventDestroy(start);
+      cudaEventDestroy(stop);
+    }
+    Events(const Events&) = delete;
+    Events& operator=(const Events&) = delete;
+  };
+  std::shared_ptr<Events> events_;
+};
+#endif
 
 /// Lanes of a GPU's SIMT unit that a vector kernel should fill (CUDA's warp; 64 would suit AMD
 /// wavefronts, but Kokkos caps a vector at 32 lanes on every GPU backend we build).
