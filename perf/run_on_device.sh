@@ -17,7 +17,8 @@
 # CISPMV_COMMIT (recorded in the reports), ARCH (Kokkos arch, default HOPPER90), JOBS, TARGETS (build only
 # these targets, e.g. "cispmv_test_cuda cispmv_cli spmv_bench", where a call's time is short), BLOCK_MATRICES
 # (bench-blocks), BLOCK_VECTORS and BLOCK_FILTER (bench-blocks-large: its k and its benchmark filter),
-# MPI_SCALING_RUNS (mpi-scaling: ';'-separated runs, each a rank count and cispmv ci options).
+# MPI_SCALING_RUNS (mpi-scaling: ';'-separated runs, each a rank count and cispmv ci options), LARGE_FORMATS
+# (mpi-large: the --format of each run, default "auto csell").
 # Each stage appends to $RES/log.txt; numbers land in $RES as JSON / Markdown / PNG.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -263,12 +264,15 @@ for stage in "$@"; do
       timeout 120 mpiexec -n 1 "$cli" ci unit_tests/data/h2o_631gd_fc.fcidump --level 8 --all-irreps --distributed \
         >"$RES/large-1.txt" 2>&1
       echo "exit code $?" | tee -a "$RES/log.txt"; tail -3 "$RES/large-1.txt" | tee -a "$RES/log.txt"
-      log "H2O/6-31G(d) frozen-core full CI on $gpus GPUs"
-      /usr/bin/time -v timeout 480 mpiexec -n $gpus "$cli" ci unit_tests/data/h2o_631gd_fc.fcidump --level 8 --all-irreps \
-        --spmv-repetitions 10 --json "$RES/large-$gpus.json" >"$RES/large-$gpus.txt" 2>"$RES/large-$gpus.time"
-      echo "exit code $?" | tee -a "$RES/log.txt"
-      grep -vE "^(count|fill)" "$RES/large-$gpus.txt" | tail -22 | tee -a "$RES/log.txt"
-      grep -E "Elapsed|Maximum resident" "$RES/large-$gpus.time" | tee -a "$RES/log.txt" ;;
+      for format in ${LARGE_FORMATS:-auto csell}; do
+        log "H2O/6-31G(d) frozen-core full CI on $gpus GPUs, --format $format"
+        tag="large-$gpus-$format"
+        /usr/bin/time -v timeout 300 mpiexec -n $gpus "$cli" ci unit_tests/data/h2o_631gd_fc.fcidump --level 8 --all-irreps \
+          --format $format --spmv-repetitions 10 --json "$RES/$tag.json" >"$RES/$tag.txt" 2>"$RES/$tag.time"
+        echo "exit code $?" | tee -a "$RES/log.txt"
+        grep -vE "^  hamiltonian (count|fill)" "$RES/$tag.txt" | tail -16 | tee -a "$RES/log.txt"
+        grep -E "Elapsed|Maximum resident" "$RES/$tag.time" | tee -a "$RES/log.txt"
+      done ;;
     bench-host-large)
       log "spmv_bench scaled-262144 (3 GB, larger than the caches) on the host (OpenMP, $(nproc) cores)"
       "$bench" --space host --matrix scaled-262144 --iterations 5 --repetitions 3 --out-dir "$RES" \

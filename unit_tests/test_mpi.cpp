@@ -269,9 +269,8 @@ TEST(Mpi, DistributedHamiltonianBlocksAreTheRowsOfTheWholeMatrix) {
   const auto d_whole = ci::csr_diagonal(whole);
   for (int i = 0; i < mine.num_rows; ++i) ASSERT_EQ(d(i), d_whole(static_cast<std::size_t>(H.partition.first() + i)));
 
-  // built in two parts (the builder's column window): exactly the block cut by columns
-  const auto S = mpi::build_split_hamiltonian(Exec(), world, dump, space);
-  ASSERT_EQ(S.partition.offsets, H.partition.offsets);
+  // built in two parts (the builder's column window), or whole and then cut: exactly the block cut
+  // by columns
   const auto want = mpi::split_columns(mine, H.partition.first(), H.partition.end());
   auto expect_same = [](const auto& got_device, const HostCsr& expected, const char* what) {
     SCOPED_TRACE(what);
@@ -286,10 +285,14 @@ TEST(Mpi, DistributedHamiltonianBlocksAreTheRowsOfTheWholeMatrix) {
       ASSERT_EQ(got.values(k), expected.values(k)) << k;
     }
   };
-  expect_same(S.block.own, want.own, "own columns");
-  expect_same(S.block.other, want.other, "other columns");
-  if (ranks > 1) {
-    EXPECT_GT(S.block.other.nnz(), 0u);
+  for (const auto how : {mpi::SplitBuild::in_two_parts, mpi::SplitBuild::whole_then_cut, mpi::SplitBuild::automatic}) {
+    const auto S = mpi::build_split_hamiltonian(Exec(), world, dump, space, {}, how);
+    ASSERT_EQ(S.partition.offsets, H.partition.offsets);
+    expect_same(S.block.own, want.own, "own columns");
+    expect_same(S.block.other, want.other, "other columns");
+    if (ranks > 1) {
+      EXPECT_GT(S.block.other.nnz(), 0u);
+    }
   }
   // a window outside the space is refused
   ci::HamiltonianOptions outside;

@@ -77,6 +77,7 @@ struct DistributedTiming {
   int products = 0;               ///< applies (a block of k vectors counts once)
   double seconds = 0.0;           ///< the products, start to end (wall clock)
   double exchange_seconds = 0.0;  ///< assembling x: packing, staging copies, MPI (wall clock)
+  double mpi_seconds = 0.0;       ///< of which inside MPI's collectives
   double local_seconds = 0.0;     ///< the local block's SpMV kernels, as the device timed them
   double bytes_received = 0.0;    ///< entries of x this rank received from other ranks, in bytes
   /// The part of the products that was communication and not hidden behind local work.
@@ -494,9 +495,11 @@ class DistributedSpmvPlan {
         Kokkos::deep_copy(side, Kokkos::subview(full, own_rows(), Kokkos::ALL()), own);
         side.fence();
       }
+      const Kokkos::Timer in_mpi;
       check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, full.data(), counts.data(), displs.data(), mpi_type(),
                            comm_),
             "MPI_Allgatherv");
+      timing_.mpi_seconds += in_mpi.seconds();
       return;
     }
     // host staging: this rank's part out, the collective in pinned host memory, the others' parts back
@@ -504,9 +507,11 @@ class DistributedSpmvPlan {
     const HostFull host(host_buffer_.data(), full.extent(0), width);
     Kokkos::deep_copy(side, Kokkos::subview(host, own_rows(), Kokkos::ALL()), own);
     side.fence();
+    const Kokkos::Timer in_mpi;
     check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, host.data(), counts.data(), displs.data(), mpi_type(),
                          comm_),
           "MPI_Allgatherv");
+    timing_.mpi_seconds += in_mpi.seconds();
     for (int r = 0; r < part_.ranks(); ++r) {
       if (r == part_.rank || part_.rows_of(r) == 0) continue;
       const Rows rows{static_cast<std::size_t>(part_.offsets[static_cast<std::size_t>(r)]),
@@ -579,18 +584,22 @@ class DistributedSpmvPlan {
     timing_.bytes_received += static_cast<double>(nrecv * width * sizeof(value_type));
     if (gpu_aware_) {
       side.fence();
+      const Kokkos::Timer in_mpi;
       check(MPI_Alltoallv(send.data(), sc.data(), sd.data(), mpi_type(), recv.data(), rc.data(), rd.data(), mpi_type(),
                           comm_),
             "MPI_Alltoallv");
+      timing_.mpi_seconds += in_mpi.seconds();
     } else {
       reserve(host_send_, nsend * width, "cispmv::mpi::halo_send_host");
       reserve(host_recv_, nrecv * width, "cispmv::mpi::halo_recv_host");
       const HostFull hs(host_send_.data(), nsend, width), hr(host_recv_.data(), nrecv, width);
       Kokkos::deep_copy(side, hs, send);
       side.fence();
+      const Kokkos::Timer in_mpi;
       check(MPI_Alltoallv(hs.data(), sc.data(), sd.data(), mpi_type(), hr.data(), rc.data(), rd.data(), mpi_type(),
                           comm_),
             "MPI_Alltoallv");
+      timing_.mpi_seconds += in_mpi.seconds();
       Kokkos::deep_copy(side, recv, hr);
     }
     impl::scatter_rows(side, recv, recv_rows_, full);
