@@ -4,7 +4,7 @@
 #
 #   perf/run_on_device.sh STAGE... (stages: build test run bench bench-quick bench-large bench-fci bench-fci-large
 #                                   bench-host bench-host-large ci-matrix ci-e2e bench-blocks bench-blocks-large
-#                                   bench-csell bench-csell-large mpi mpi-gpus mpi-scaling mpi-large ci-roots
+#                                   bench-csell bench-csell-large mpi mpi-gpus mpi-scaling mpi-large ci-large ci-roots
 #                                   ncu ncu-csell ncu-csell-unroll
 #                                   ncu-blocks nsys-davidson report
 #                                   build-kokkos4 test-kokkos4 bench-kokkos4)
@@ -255,6 +255,15 @@ for stage in "$@"; do
         echo "mpiexec -n $n cispmv ci $* (H2O/6-31G full CI): exit code $?" | tee -a "$RES/log.txt"
         grep -E "^hamiltonian|davidson:|^  davidson|^     1 |^spmv|^  rank|^     [0-9] |^total" "$RES/$tag.txt" | tee -a "$RES/log.txt"
       done ;;
+    ci-large)
+      # the same space in one process on one GPU: its CSR (~133 GB) does not fit beside its csell, so
+      # csell is built in blocks of rows (to_compressed_sell_by_blocks)
+      log "H2O/6-31G(d) frozen-core full CI (9,363,600 determinants) in one process on one GPU"
+      /usr/bin/time -v timeout 400 "$cli" ci unit_tests/data/h2o_631gd_fc.fcidump --level 8 --all-irreps \
+        --json "$RES/ci-large.json" >"$RES/ci-large.txt" 2>"$RES/ci-large.time"
+      echo "exit code $?" | tee -a "$RES/log.txt"
+      grep -vE "^  hamiltonian (count|fill)" "$RES/ci-large.txt" | tail -16 | tee -a "$RES/log.txt"
+      grep -E "Elapsed|Maximum resident" "$RES/ci-large.time" | tee -a "$RES/log.txt" ;;
     mpi-large)
       # H2O/6-31G(d) frozen-core full CI without symmetry: 9,363,600 determinants, ~1.1e10 nonzeros
       # (unit_tests/data/h2o_631gd_fc.fcidump, from h2o_631gd.fcidump by freeze_core_fcidump.py)

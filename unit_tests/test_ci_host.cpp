@@ -751,6 +751,36 @@ TEST(CiHost, CiCommandRefusesWhatDoesNotFitAtOnce) {
   EXPECT_EQ(out.str().find("hamiltonian count pass"), std::string::npos) << "building started: " << out.str();
 }
 
+// A matrix whose CSR does not fit beside its csell, though its csell does: built as csell in blocks
+// of rows (never a whole CSR), with the same energy.
+TEST(CiHost, CiCommandBuildsCsellInBlocksWhenItsCsrDoesNotFit) {
+  cispmv::app::CiCommandOptions opts;
+  opts.fcidump = data_path("h2o_631g_fc.fcidump");  // A1 full CI: 61,441 determinants, ~300 MB of CSR
+  opts.level = 8;
+  opts.max_memory = "320M";
+  std::ostringstream out;
+  ASSERT_EQ(cispmv::app::ci_command(opts, out), 0) << out.str();
+  const std::string text = out.str();
+  EXPECT_NE(text.find("csell is built in blocks of"), std::string::npos) << text;
+  EXPECT_NE(text.find("as csell in blocks of rows"), std::string::npos) << text;
+  EXPECT_EQ(text.find("hamiltonian count pass"), std::string::npos) << "a whole CSR was built: " << text;
+  EXPECT_NE(text.find("-76.1199551879"), std::string::npos) << text;  // PySCF: -76.119955187921
+  // with the memory for both, the usual way
+  opts.max_memory = "8G";
+  std::ostringstream whole;
+  ASSERT_EQ(cispmv::app::ci_command(opts, whole), 0);
+  EXPECT_EQ(whole.str().find("in blocks of"), std::string::npos) << whole.str();
+  // csell asked for explicitly under the same budget; other formats are still refused
+  opts.max_memory = "320M";
+  opts.format = "csell";
+  std::ostringstream asked;
+  ASSERT_EQ(cispmv::app::ci_command(opts, asked), 0);
+  EXPECT_NE(asked.str().find("in blocks of"), std::string::npos) << asked.str();
+  opts.format = "sell";
+  std::ostringstream refused;
+  EXPECT_THROW(cispmv::app::ci_command(opts, refused), cispmv::MemoryBudgetError);
+}
+
 TEST(CiHost, CiCommandWritesJsonAndHonoursTheRequestedReference) {
   cispmv::app::CiCommandOptions opts;
   opts.fcidump = data_path("h2o_631g_pitzer.fcidump");

@@ -340,6 +340,86 @@ TEST(CompressedSell, RareValuesAndWideGapsGoToTheRestAndRoundTripExactly) {
   }
 }
 
+// A matrix that exists only as row blocks (a CI Hamiltonian whose CSR would not fit): the same
+// matrix, exactly, whatever the blocks; one block is to_compressed_sell itself.
+TEST(CompressedSell, RowBlocksEncodeTheSameMatrix) {
+  const HostCsr A = few_valued(333, 4000, 40, 500, 91);  // 500 values, a table of 64: some in the rest
+  auto rows = [&](int first, int end) {
+    HostCsr B("block", end - first, A.num_cols, A.row_ptr(static_cast<std::size_t>(end)) - A.row_ptr(first));
+    for (int r = first; r <= end; ++r) B.row_ptr(static_cast<std::size_t>(r - first)) = A.row_ptr(r) - A.row_ptr(first);
+    for (std::size_t k = 0; k < B.nnz(); ++k) {
+      B.col_idx(k) = A.col_idx(A.row_ptr(first) + k);
+      B.values(k) = A.values(A.row_ptr(first) + k);
+    }
+    return B;
+  };
+  for (const int block : {1, 7, 32, 100, 333, 1000}) {
+    for (const auto order : {ValueTableOrder::frequency, ValueTableOrder::first_use}) {
+      SCOPED_TRACE("blocks of " + std::to_string(block) + " rows");
+      int calls = 0;
+      const auto C = to_compressed_sell_by_blocks<double, int, std::size_t, HostExecSpace>(
+          A.num_rows, A.num_cols, block,
+          [&](int first, int end) {
+            ++calls;
+            return rows(first, end);
+          },
+          32, 64, 0.0, std::size_t(1) << 22, order);
+      const int blocks = (A.num_rows + block - 1) / block;
+      EXPECT_EQ(calls, 2 * blocks + (blocks > 1 ? std::min(blocks, 8) : 1));  // count, fill, samples
+      EXPECT_EQ(C.nnz(), A.nnz());
+      EXPECT_EQ(C.value_table.extent(0), 64u);
+      EXPECT_GT(C.rest_nnz(), 0u);
+      const auto B = to_csr(C);
+      ASSERT_EQ(B.nnz(), A.nnz());
+      for (int r = 0; r <= A.num_rows; ++r) ASSERT_EQ(B.row_ptr(r), A.row_ptr(r));
+      for (std::size_t k = 0; k < A.nnz(); ++k) {
+        ASSERT_EQ(B.col_idx(k), A.col_idx(k)) << "entry " << k;
+        ASSERT_EQ(B.values(k), A.values(k)) << "entry " << k;
+      }
+      if (block >= A.num_rows) {  // one block: to_compressed_sell's encoding, slot for slot
+        const auto W = to_compressed_sell(A, 32, 64, 0.0, std::size_t(1) << 22, order);
+        ASSERT_EQ(W.col_delta.extent(0), C.col_delta.extent(0));
+        for (std::size_t e = 0; e < W.col_delta.extent(0); ++e) {
+          ASSERT_EQ(W.col_delta(e), C.col_delta(e));
+          ASSERT_EQ(W.value_index(e), C.value_index(e));
+        }
+        for (std::size_t i = 0; i < 64; ++i) EXPECT_EQ(W.value_table(i), C.value_table(i));
+      }
+    }
+  }
+  // blocks of the wrong shape, rows out of order (named by their row in the whole matrix), and a
+  // block that changes between the passes are refused
+  EXPECT_THROW((to_compressed_sell_by_blocks<double, int, std::size_t, HostExecSpace>(
+                   A.num_rows, A.num_cols, 50, [&](int first, int end) { return rows(first, end + (end < 333)); })),
+               std::invalid_argument);
+  try {
+    to_compressed_sell_by_blocks<double, int, std::size_t, HostExecSpace>(A.num_rows, A.num_cols, 50,
+                                                                          [&](int first, int end) {
+                                                                            HostCsr B = rows(first, end);
+                                                                            if (first == 150)
+                                                                              std::swap(B.col_idx(0), B.col_idx(1));
+                                                                            return B;
+                                                                          });
+    ADD_FAILURE() << "unsorted rows were accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("row 150 "), std::string::npos) << e.what();
+  }
+  int visits = 0;
+  EXPECT_THROW((to_compressed_sell_by_blocks<double, int, std::size_t, HostExecSpace>(
+                   A.num_rows, A.num_cols, 400,
+                   [&](int first, int end) {
+                     HostCsr B = rows(first, end);
+                     if (++visits == 3) {  // the fill pass: one entry fewer than the count pass saw
+                       const std::size_t fewer = B.nnz() - 1;
+                       B.row_ptr(static_cast<std::size_t>(B.num_rows)) = fewer;
+                       B.col_idx = Kokkos::subview(B.col_idx, std::make_pair(std::size_t{0}, fewer));
+                       B.values = Kokkos::subview(B.values, std::make_pair(std::size_t{0}, fewer));
+                     }
+                     return B;
+                   })),
+               std::invalid_argument);
+}
+
 // The value table in order of first use (row by row; the CPUs' default) or most frequent first (the
 // GPUs'); the entries, the rest and the product are the same either way.
 TEST(CompressedSell, ValueTableOrderIsFirstUseOrFrequency) {

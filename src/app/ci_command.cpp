@@ -299,6 +299,7 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
   }
 
   // The matrix: its nonzeros estimated from the exact lengths of up to 4096 rows spread over the space.
+  std::int64_t csell_block_rows = 0;  // > 0: csell built in blocks of rows, never as a whole CSR
   {
     const std::size_t n = space.size();
     const std::size_t samples = std::min<std::size_t>(n, 4096);
@@ -324,14 +325,27 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
     const std::string parts = "matrix " + format_bytes(mem.matrix) +
                               (converts ? ", converted copy " + format_bytes(mem.converted) : std::string()) +
                               ", Davidson vectors " + format_bytes(mem.davidson) + ", space " + format_bytes(mem.space);
-    if (on_host) {
-      const double need = mem.space + mem.matrix + mem.converted + mem.davidson;
-      if (need > 0.9 * host_have) refuse("host", need, host_have, parts, advice(options, space.max_level, mem.matrix));
-    } else {
-      const double device_need = mem.matrix + (may_stay_on_device ? mem.converted : 0.0) + mem.davidson;
-      if (device_need > 0.95 * device_have)
-        refuse("device", device_need, device_have, parts, advice(options, space.max_level, mem.matrix));
-      const double host_need = mem.space + (may_stay_on_device ? 0.0 : mem.matrix + mem.converted);
+    // csell (asked for, or the automatic choice's only way) is built in blocks of rows when its CSR
+    // does not fit beside it: one block's CSR at a time (to_compressed_sell_by_blocks)
+    const bool csell_allowed = options.write_mtx.empty() && (options.format == "auto" || options.format == "csell");
+    const double have = on_host ? host_have : device_have, fill = on_host ? 0.9 : 0.95;
+    const double csell_block = std::min(8e9, 0.15 * have);
+    const double need =
+        (on_host ? mem.space + mem.matrix + mem.converted : mem.matrix + (may_stay_on_device ? mem.converted : 0.0)) +
+        mem.davidson;
+    if (need > fill * have && csell_allowed && nnz > 0 &&
+        (on_host ? mem.space : 0.0) + 0.45 * mem.matrix + csell_block + mem.davidson <= fill * have) {
+      const double row_bytes = mem.matrix / static_cast<double>(n);
+      csell_block_rows = static_cast<std::int64_t>(std::max(32.0, std::floor(csell_block / row_bytes / 32) * 32));
+      out << "the CSR (" << format_bytes(mem.matrix) << ") does not fit beside its csell on " << Exec::name()
+          << ": csell is built in blocks of " << csell_block_rows << " rows (~"
+          << format_bytes(static_cast<double>(csell_block_rows) * row_bytes) << " of CSR at a time)" << std::endl;
+    } else if (need > fill * have) {
+      refuse(on_host ? "host" : "device", need, have, parts, advice(options, space.max_level, mem.matrix));
+    }
+    if (!on_host) {
+      const double host_need =
+          mem.space + (may_stay_on_device || csell_block_rows > 0 ? 0.0 : mem.matrix + mem.converted);
       if (host_need > 0.9 * host_have)
         refuse("host", host_need, host_have, parts, advice(options, space.max_level, mem.matrix));
     }
@@ -351,78 +365,109 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
       if (percent == 100) last = -1;
     };
   }
-  CsrMatrix<double, int, std::size_t, Exec> H_exec =
-      allocating("the Hamiltonian (estimated " + format_bytes(mem.matrix) + ")", "",
-                 [&] { return build_hamiltonian(Exec(), dump, space, hopt); });
-  timings.hamiltonian = timer.seconds();
-  const std::size_t nnz = H_exec.nnz();
-  out << "nonzeros: " << nnz << " (both triangles, diagonal always stored, |H_ij| < " << std::scientific
-      << std::setprecision(0) << options.drop_tolerance << std::defaultfloat << " dropped), built on " << Exec::name()
-      << " in " << std::fixed << std::setprecision(3) << timings.hamiltonian << " s" << std::defaultfloat << std::endl;
-
   CiResult res;
   int status = 0;
-  Format format = Format::csr;
-  if (options.format == "auto") {
-    // for Davidson's reads of the matrix, conversion included (from the row lengths and sampled values):
-    // the block Davidson reads it once per iteration whatever the roots (H2O/6-31G full CI: 14, 17 and
-    // 20 reads for 1, 5 and 10 roots), and block products gain less from fewer bytes than single ones
-    const FormatChoice choice = choose_format<Exec>(H_exec, 32, davidson_reads);
-    format = choice.format;
-    out << "automatic format choice: " << choice.summary() << "\n";
+  std::size_t nnz = 0;
+  if (csell_block_rows > 0) {
+    // every block built as CSR, encoded into the csell and freed (twice: count, fill), its diagonal kept
+    const std::int64_t n = static_cast<std::int64_t>(space.size());
+    Kokkos::View<double*, ExecMemory> diagonal("cispmv::ci::diagonal", space.size());
+    HamiltonianOptions quiet = hopt;
+    quiet.progress = nullptr;
+    const auto C = allocating(
+        "Compressed Sliced ELLPACK (estimated " + format_bytes(0.45 * mem.matrix) + "), built in blocks of rows",
+        advice(options, space.max_level, mem.matrix), [&] {
+          return to_compressed_sell_by_blocks<double, int, std::size_t, Exec>(
+              static_cast<int>(n), static_cast<int>(n), static_cast<int>(csell_block_rows), [&](int a, int b) {
+                const auto block = build_hamiltonian_rows(Exec(), dump, space, a, b, quiet);
+                Kokkos::deep_copy(
+                    Kokkos::subview(diagonal, std::make_pair(static_cast<std::size_t>(a), static_cast<std::size_t>(b))),
+                    csr_diagonal(Exec(), block, a));
+                return block;
+              });
+        });
+    timings.hamiltonian = timer.seconds();
+    out << "nonzeros: " << C.nnz() << " (both triangles, diagonal always stored, |H_ij| < " << std::scientific
+        << std::setprecision(0) << options.drop_tolerance << std::defaultfloat << " dropped), built on " << Exec::name()
+        << " as csell in blocks of rows in " << std::fixed << std::setprecision(3) << timings.hamiltonian
+        << " s: " << format_bytes(static_cast<double>(allocated_bytes(C))) << " (" << std::setprecision(2)
+        << static_cast<double>(allocated_bytes(C)) / mem.matrix << "x of its CSR), " << C.rest_nnz()
+        << " entries outside the value table" << std::defaultfloat << std::endl;
+    nnz = C.nnz();
+    status = solve_and_report(C, diagonal, dump, options, timings, res, out);
   } else {
-    format = parse_format(options.format);
-  }
-  if (stays_on_device(format)) {
-    // CSR stays where it was built and csell is encoded there: no host copy of the matrix at all
-    const auto diagonal = csr_diagonal(Exec(), H_exec);
-    if (format == Format::csr) {
-      status = solve_and_report(H_exec, diagonal, dump, options, timings, res, out);
+    CsrMatrix<double, int, std::size_t, Exec> H_exec =
+        allocating("the Hamiltonian (estimated " + format_bytes(mem.matrix) + ")", "",
+                   [&] { return build_hamiltonian(Exec(), dump, space, hopt); });
+    timings.hamiltonian = timer.seconds();
+    nnz = H_exec.nnz();
+    out << "nonzeros: " << nnz << " (both triangles, diagonal always stored, |H_ij| < " << std::scientific
+        << std::setprecision(0) << options.drop_tolerance << std::defaultfloat << " dropped), built on " << Exec::name()
+        << " in " << std::fixed << std::setprecision(3) << timings.hamiltonian << " s" << std::defaultfloat
+        << std::endl;
+
+    Format format = Format::csr;
+    if (options.format == "auto") {
+      // for Davidson's reads of the matrix, conversion included (from the row lengths and sampled values):
+      // the block Davidson reads it once per iteration whatever the roots (H2O/6-31G full CI: 14, 17 and
+      // 20 reads for 1, 5 and 10 roots), and block products gain less from fewer bytes than single ones
+      const FormatChoice choice = choose_format<Exec>(H_exec, 32, davidson_reads);
+      format = choice.format;
+      out << "automatic format choice: " << choice.summary() << "\n";
     } else {
-      timer.reset();
-      const auto C = allocating(
-          "Compressed Sliced ELLPACK (estimated " + format_bytes(mem.converted) + ") beside the CSR Hamiltonian",
-          advice(options, space.max_level, mem.matrix), [&] { return to_compressed_sell(H_exec); });
-      const double csr_bytes = static_cast<double>(allocated_bytes(H_exec));
-      H_exec = {};
-      timings.convert = timer.seconds();
-      out << "converted to csell on " << Exec::name() << " in " << std::fixed << std::setprecision(3) << timings.convert
-          << " s: " << format_bytes(static_cast<double>(allocated_bytes(C))) << " (" << std::setprecision(2)
-          << static_cast<double>(allocated_bytes(C)) / csr_bytes << "x of CSR), " << C.rest_nnz()
-          << " entries outside the value table" << std::defaultfloat << std::endl;
-      status = solve_and_report(C, diagonal, dump, options, timings, res, out);
+      format = parse_format(options.format);
     }
-  } else {
-    // other formats are converted from a host CSR (the host copy of a device-built matrix)
-    if (!on_host) {
-      const double need = mem.space + 2.0 * mem.matrix;
-      if (need > 0.9 * host_have) {
-        refuse("host", need, host_have,
-               "a host copy of the matrix (" + format_bytes(mem.matrix) + ") to convert it to " +
-                   format_info(format).name + ", and the converted copy",
-               "--format csr or csell stay on the device. " + advice(options, space.max_level, mem.matrix));
+    if (stays_on_device(format)) {
+      // CSR stays where it was built and csell is encoded there: no host copy of the matrix at all
+      const auto diagonal = csr_diagonal(Exec(), H_exec);
+      if (format == Format::csr) {
+        status = solve_and_report(H_exec, diagonal, dump, options, timings, res, out);
+      } else {
+        timer.reset();
+        const auto C = allocating(
+            "Compressed Sliced ELLPACK (estimated " + format_bytes(mem.converted) + ") beside the CSR Hamiltonian",
+            advice(options, space.max_level, mem.matrix), [&] { return to_compressed_sell(H_exec); });
+        const double csr_bytes = static_cast<double>(allocated_bytes(H_exec));
+        H_exec = {};
+        timings.convert = timer.seconds();
+        out << "converted to csell on " << Exec::name() << " in " << std::fixed << std::setprecision(3)
+            << timings.convert << " s: " << format_bytes(static_cast<double>(allocated_bytes(C))) << " ("
+            << std::setprecision(2) << static_cast<double>(allocated_bytes(C)) / csr_bytes << "x of CSR), "
+            << C.rest_nnz() << " entries outside the value table" << std::defaultfloat << std::endl;
+        status = solve_and_report(C, diagonal, dump, options, timings, res, out);
       }
+    } else {
+      // other formats are converted from a host CSR (the host copy of a device-built matrix)
+      if (!on_host) {
+        const double need = mem.space + 2.0 * mem.matrix;
+        if (need > 0.9 * host_have) {
+          refuse("host", need, host_have,
+                 "a host copy of the matrix (" + format_bytes(mem.matrix) + ") to convert it to " +
+                     format_info(format).name + ", and the converted copy",
+                 "--format csr or csell stay on the device. " + advice(options, space.max_level, mem.matrix));
+        }
+      }
+      timer.reset();
+      // the same Views on a host build; a copy of a device-built matrix, whose device copy then goes
+      HostCsr H = H_exec.template map_views<Kokkos::DefaultHostExecutionSpace>(
+          [](const auto& v) { return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v); });
+      if (!on_host) H_exec = {};
+      const auto boundary = choose_boundary(H);
+      print_space_report(options, space, H, boundary, out);
+      if (!options.write_mtx.empty()) {
+        write_matrix_market(options.write_mtx, H, true);
+        out << "wrote " << options.write_mtx << " (Matrix Market, symmetric; values without the core energy)\n";
+      }
+      auto params = FormatParams::for_space<Exec>();
+      params.boundary = boundary.boundary;
+      const auto diagonal = Kokkos::create_mirror_view_and_copy(ExecMemory(), csr_diagonal(H));
+      status = with_host_format(format, H, params, [&](const auto& host_format) {
+        const auto A = to_device<Exec>(host_format);
+        Kokkos::fence();
+        timings.convert = timer.seconds();
+        return solve_and_report(A, diagonal, dump, options, timings, res, out);
+      });
     }
-    timer.reset();
-    // the same Views on a host build; a copy of a device-built matrix, whose device copy then goes
-    HostCsr H = H_exec.template map_views<Kokkos::DefaultHostExecutionSpace>(
-        [](const auto& v) { return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v); });
-    if (!on_host) H_exec = {};
-    const auto boundary = choose_boundary(H);
-    print_space_report(options, space, H, boundary, out);
-    if (!options.write_mtx.empty()) {
-      write_matrix_market(options.write_mtx, H, true);
-      out << "wrote " << options.write_mtx << " (Matrix Market, symmetric; values without the core energy)\n";
-    }
-    auto params = FormatParams::for_space<Exec>();
-    params.boundary = boundary.boundary;
-    const auto diagonal = Kokkos::create_mirror_view_and_copy(ExecMemory(), csr_diagonal(H));
-    status = with_host_format(format, H, params, [&](const auto& host_format) {
-      const auto A = to_device<Exec>(host_format);
-      Kokkos::fence();
-      timings.convert = timer.seconds();
-      return solve_and_report(A, diagonal, dump, options, timings, res, out);
-    });
   }
   out << "total " << std::fixed << std::setprecision(3) << total_timer.seconds() << " s" << std::defaultfloat
       << std::endl;

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -228,6 +229,45 @@ std::vector<Scalar> frequent_values(const CsrMatrix<Scalar, Ordinal, Offset, Dev
   return table;
 }
 
+/// The first row of A whose columns are not strictly increasing (A.num_rows if none).
+template <class Scalar, class Ordinal, class Offset, class Device>
+Ordinal first_unsorted_row(const CsrMatrix<Scalar, Ordinal, Offset, Device>& A) {
+  using Exec = typename CsrMatrix<Scalar, Ordinal, Offset, Device>::execution_space;
+  const auto row_ptr = A.row_ptr;
+  const auto col_idx = A.col_idx;
+  Ordinal unsorted = A.num_rows;
+  Kokkos::parallel_reduce(
+      "cispmv::to_compressed_sell::check", Kokkos::RangePolicy<Exec, Kokkos::IndexType<Ordinal>>(0, A.num_rows),
+      KOKKOS_LAMBDA(const Ordinal r, Ordinal& first) {
+        for (Offset k = row_ptr(r) + 1; k < row_ptr(r + 1); ++k) {
+          if (col_idx(k) <= col_idx(k - 1)) {
+            first = r < first ? r : first;
+            return;
+          }
+        }
+      },
+      Kokkos::Min<Ordinal>(unsorted));
+  return unsorted;
+}
+
+/// Up to `quota` of A's values, evenly strided, into samples(at, ...); returns how many.
+template <class Scalar, class Ordinal, class Offset, class Device, class Samples>
+std::size_t sample_values(const CsrMatrix<Scalar, Ordinal, Offset, Device>& A, std::size_t quota,
+                          const Samples& samples, std::size_t at) {
+  using Exec = typename CsrMatrix<Scalar, Ordinal, Offset, Device>::execution_space;
+  const std::size_t nnz = A.nnz();
+  const std::size_t stride = std::max<std::size_t>(1, (nnz + quota - 1) / quota);
+  const std::size_t count = nnz == 0 ? 0 : (nnz - 1) / stride + 1;
+  const auto values = A.values;
+  Kokkos::parallel_for(
+      "cispmv::to_compressed_sell::samples",
+      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, static_cast<std::int64_t>(count)),
+      KOKKOS_LAMBDA(const std::int64_t j) {
+        samples(at + static_cast<std::size_t>(j)) = values(static_cast<std::size_t>(j) * stride);
+      });
+  return count;
+}
+
 /// The two row passes of to_compressed_sell, on the matrix's own execution space. Count: each row's
 /// entries of C (jump slots included), its first column and its entries of R. Fill: the slots.
 template <class Scalar, class Ordinal, class Offset, class Device>
@@ -243,6 +283,10 @@ struct CompressedSellEncoder {
   /// With ValueTableOrder::first_use: the first entry (CSR position) of each table value, filled
   /// by the count pass (empty otherwise).
   Kokkos::View<unsigned long long*, typename Csr::device_type> first_use;
+  /// A is rows row_offset.. of the matrix (to_compressed_sell_by_blocks), whose entries before it
+  /// number position_offset.
+  Ordinal row_offset = 0;
+  unsigned long long position_offset = 0;
 
   /// f(k, kept, jumps before it, its delta after the jumps, table index) for every entry of row r.
   template <class F>
@@ -268,26 +312,28 @@ struct CompressedSellEncoder {
     Offset rest = 0;
     bool first = true;
     const bool record = first_use.extent(0) > 0;
+    const Ordinal row = r + row_offset;  // in C
     for_each_entry(r, [&](Offset k, bool keep, std::int64_t jumps, std::int64_t, std::int32_t slot) {
       if (!keep) {
         ++rest;
         return;
       }
-      const auto at = static_cast<unsigned long long>(k);
+      const auto at = static_cast<unsigned long long>(k) + position_offset;
       if (record && first_use(slot) > at) Kokkos::atomic_fetch_min(&first_use(slot), at);  // rarely taken
-      if (first) C.first_col(r) = A.col_idx(k);
+      if (first) C.first_col(row) = A.col_idx(k);
       first = false;
       kept += static_cast<Ordinal>(1 + jumps);
     });
-    C.row_length(r) = kept;
-    rest_count(static_cast<std::size_t>(r) + 1) = rest;
+    C.row_length(row) = kept;
+    rest_count(static_cast<std::size_t>(row) + 1) = rest;
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(Fill, const Ordinal r) const {
-    const Ordinal s = r / C.slice_height;
+    const Ordinal row = r + row_offset;  // in C
+    const Ordinal s = row / C.slice_height;
     const Offset step = static_cast<Offset>(C.slice_height);
-    Offset at = C.slice_ptr(s) + static_cast<Offset>(r - s * C.slice_height);
-    Offset rest_at = C.rest_row_ptr(r);
+    Offset at = C.slice_ptr(s) + static_cast<Offset>(row - s * C.slice_height);
+    Offset rest_at = C.rest_row_ptr(row);
     for_each_entry(r, [&](Offset k, bool keep, std::int64_t jumps, std::int64_t delta, std::int32_t slot) {
       if (keep) {
         for (std::int64_t j = 0; j < jumps; ++j) {  // value index / inline value stay 0
@@ -313,24 +359,23 @@ struct CompressedSellEncoder {
 }  // namespace impl
 
 // ------------------------------------------------------------------------------ conversions
-/// Compressed Sliced ELLPACK from CSR (rows sorted by column, as every cispmv reader, converter and
-/// the CI Hamiltonian builder produce them; unsorted rows throw std::invalid_argument), built where A
-/// lives: on the host from a host CSR, on the GPU from a device CSR (no host copy of the matrix; only
-/// the value samples and the table cross). O(nnz log(samples)) on the host for the value table and
-/// O(nnz) for the rest, in parallel over rows. `table_size` (1..65536) bounds the value table;
-/// slice_height > 0. Without a table (its sampled coverage below `min_table_coverage`), values are
-/// stored inline. `max_samples`: values sampled for the table (2^22: their sort on the host takes
-/// ~0.4 s, more than the rest of a GPU conversion of 10^9 entries; the 4,096 most frequent values of
-/// a CI Hamiltonian, ~95 % of its entries, are each sampled hundreds of times). `table_order`: the
-/// order of the table's values; automatic: the one for the space the matrix is encoded in (first
-/// use costs an atomic minimum per entry whose value's first use is not yet known, about one per
-/// table value).
+/// Compressed Sliced ELLPACK of a num_rows x num_cols matrix that is given as row blocks and never
+/// whole: `block(first, end)` returns rows [first, end) as a CSR on Device (rows sorted by column),
+/// for blocks of block_rows rows. It is called for every block twice (the count pass, then the fill
+/// pass) and, with more than one block, for up to 8 blocks spread over the matrix once more before
+/// (the value table's samples), so at most one block's CSR exists at a time beside the result: how a
+/// matrix whose CSR would not fit is encoded (ci::build_hamiltonian_csell). The parameters are those
+/// of to_compressed_sell; with one block this is to_compressed_sell. Blocks of the wrong shape or
+/// with unsorted rows throw std::invalid_argument. (`block` is a std::function: CUDA allows no
+/// lambda's type among the template arguments of a function that launches kernels.)
 template <class Scalar, class Ordinal, class Offset, class Device>
-CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell(
-    const CsrMatrix<Scalar, Ordinal, Offset, Device>& A, Ordinal slice_height = 32, std::size_t table_size = 65536,
-    double min_table_coverage = 0.5, std::size_t max_samples = std::size_t(1) << 22,
+CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell_by_blocks(
+    Ordinal num_rows, Ordinal num_cols, Ordinal block_rows,
+    const std::function<CsrMatrix<Scalar, Ordinal, Offset, Device>(Ordinal, Ordinal)>& block, Ordinal slice_height = 32,
+    std::size_t table_size = 65536, double min_table_coverage = 0.5, std::size_t max_samples = std::size_t(1) << 22,
     ValueTableOrder table_order = ValueTableOrder::automatic) {
   using Matrix = CompressedSellMatrix<Scalar, Ordinal, Offset, Device>;
+  using Csr = CsrMatrix<Scalar, Ordinal, Offset, Device>;
   using Encoder = impl::CompressedSellEncoder<Scalar, Ordinal, Offset, Device>;
   using Exec = typename Matrix::execution_space;
   using Mem = typename Matrix::memory_space;
@@ -343,42 +388,58 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell(
     throw std::invalid_argument("cispmv::to_compressed_sell: table_size must be in 1..65536, got " +
                                 std::to_string(table_size));
   }
-  const auto row_ptr = A.row_ptr;
-  const auto col_idx = A.col_idx;
-  // checked before the row passes: a row that is not strictly increasing (the first such row, if any)
-  Ordinal unsorted = A.num_rows;
-  Kokkos::parallel_reduce(
-      "cispmv::to_compressed_sell::check", Rows(0, A.num_rows),
-      KOKKOS_LAMBDA(const Ordinal r, Ordinal& first) {
-        for (Offset k = row_ptr(r) + 1; k < row_ptr(r + 1); ++k) {
-          if (col_idx(k) <= col_idx(k - 1)) {
-            first = r < first ? r : first;
-            return;
-          }
-        }
-      },
-      Kokkos::Min<Ordinal>(unsorted));
-  if (A.num_rows > 0 && unsorted < A.num_rows) {
-    throw std::invalid_argument("cispmv::to_compressed_sell: row " + std::to_string(unsorted) +
-                                " is not sorted by column without duplicates");
+  if (num_rows < 0 || num_cols < 0 || (num_rows > 0 && block_rows <= 0)) {
+    throw std::invalid_argument("cispmv::to_compressed_sell: a " + std::to_string(num_rows) + " x " +
+                                std::to_string(num_cols) + " matrix in blocks of " + std::to_string(block_rows) +
+                                " rows");
   }
+  const Ordinal blocks =
+      num_rows == 0 ? 0 : static_cast<Ordinal>((static_cast<long long>(num_rows) + block_rows - 1) / block_rows);
+  // block b: rows [b * block_rows, ...), its shape checked (and in the count pass its rows' order)
+  auto get = [&](Ordinal b) {
+    const Ordinal first = b * block_rows;
+    const Ordinal end = static_cast<Ordinal>(std::min<long long>(num_rows, static_cast<long long>(first) + block_rows));
+    const Csr A = block(first, end);
+    if (A.num_rows != end - first || A.num_cols != num_cols) {
+      throw std::invalid_argument("cispmv::to_compressed_sell: rows [" + std::to_string(first) + ", " +
+                                  std::to_string(end) + ") came as a " + std::to_string(A.num_rows) + " x " +
+                                  std::to_string(A.num_cols) + " block of a matrix with " + std::to_string(num_cols) +
+                                  " columns");
+    }
+    return A;
+  };
 
   Matrix C;
-  C.num_rows = A.num_rows;
-  C.num_cols = A.num_cols;
+  C.num_rows = num_rows;
+  C.num_cols = num_cols;
   C.slice_height = slice_height;
-  C.num_nonzeros = A.nnz();
   double coverage = 0.0;
-  std::vector<Scalar> table = impl::frequent_values(A, table_size, &coverage, max_samples);
+  std::vector<Scalar> table;
+  if (blocks == 1) {
+    table = impl::frequent_values(get(0), table_size, &coverage, max_samples);
+  } else if (blocks > 1) {  // samples of up to 8 blocks spread over the matrix, max_samples in all
+    const Ordinal sampled = std::min<Ordinal>(blocks, 8);
+    const std::size_t quota = std::max<std::size_t>(1, max_samples / static_cast<std::size_t>(sampled));
+    Kokkos::View<Scalar*, Mem> samples(Kokkos::view_alloc("csell::samples", Kokkos::WithoutInitializing),
+                                       quota * static_cast<std::size_t>(sampled));
+    std::size_t filled = 0;
+    for (Ordinal i = 0; i < sampled; ++i) {
+      filled += impl::sample_values(get(static_cast<Ordinal>(static_cast<long long>(i) * blocks / sampled)), quota,
+                                    samples, filled);
+    }
+    Csr S;
+    S.values = Kokkos::subview(samples, std::make_pair(std::size_t{0}, filled));
+    table = impl::frequent_values(S, table_size, &coverage, filled + 1);
+  }
   C.uses_table = coverage >= min_table_coverage;
   if (!C.uses_table) table.clear();
   std::vector<std::uint64_t> keys(table.size());
   for (std::size_t i = 0; i < table.size(); ++i) keys[i] = impl::value_bits(table[i]);
 
-  const std::size_t n = static_cast<std::size_t>(A.num_rows);
+  const std::size_t n = static_cast<std::size_t>(num_rows);
   C.row_length = typename Matrix::ordinal_view(Kokkos::view_alloc("csell::row_length", Kokkos::WithoutInitializing), n);
   C.first_col = typename Matrix::ordinal_view("csell::first_col", n);
-  Encoder encode{A,
+  Encoder encode{Csr{},
                  C,
                  impl::ValueIndexMap<typename Matrix::device_type>(keys),
                  Kokkos::View<Offset*, Mem>("csell::rest_row_ptr", n + 1),
@@ -390,9 +451,25 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell(
         Kokkos::view_alloc("csell::first_use", Kokkos::WithoutInitializing), table.size());
     Kokkos::deep_copy(encode.first_use, ~0ull);
   }
-  Kokkos::parallel_for("cispmv::to_compressed_sell::count",
-                       Kokkos::RangePolicy<Exec, typename Encoder::Count, Kokkos::IndexType<Ordinal>>(0, A.num_rows),
-                       encode);
+  std::size_t nnz_total = 0;
+  std::vector<std::size_t> block_nnz(static_cast<std::size_t>(blocks));
+  for (Ordinal b = 0; b < blocks; ++b) {  // count: each row's slots of C, first column and entries of R
+    encode.A = get(b);
+    encode.row_offset = b * block_rows;
+    const Ordinal unsorted = impl::first_unsorted_row(encode.A);
+    if (unsorted < encode.A.num_rows) {
+      throw std::invalid_argument("cispmv::to_compressed_sell: row " + std::to_string(b * block_rows + unsorted) +
+                                  " is not sorted by column without duplicates");
+    }
+    block_nnz[static_cast<std::size_t>(b)] = static_cast<std::size_t>(encode.A.nnz());
+    encode.position_offset = nnz_total;
+    Kokkos::parallel_for(
+        "cispmv::to_compressed_sell::count",
+        Kokkos::RangePolicy<Exec, typename Encoder::Count, Kokkos::IndexType<Ordinal>>(0, encode.A.num_rows), encode);
+    nnz_total += static_cast<std::size_t>(encode.A.nnz());
+  }
+  encode.A = Csr{};
+  C.num_nonzeros = nnz_total;
   if (by_first_use) {  // the table in order of first use (values never used last, in frequency order)
     const auto first = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), encode.first_use);
     std::vector<std::size_t> order(table.size());
@@ -411,10 +488,9 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell(
 
   // Slices sized by their longest row of C (offsets summed in 64 bits, then checked against Offset);
   // R's row pointer by prefix sum, in place.
-  const Ordinal num_slices =
-      static_cast<Ordinal>((static_cast<long long>(A.num_rows) + slice_height - 1) / slice_height);
+  const Ordinal num_slices = static_cast<Ordinal>((static_cast<long long>(num_rows) + slice_height - 1) / slice_height);
   const auto row_length = C.row_length;
-  const Ordinal rows = A.num_rows;
+  const Ordinal rows = num_rows;
   Kokkos::View<std::uint64_t*, Mem> slice_offsets("csell::slice_offsets", static_cast<std::size_t>(num_slices) + 1);
   std::uint64_t total = 0;
   Kokkos::parallel_scan(
@@ -437,7 +513,7 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell(
   const auto rest = encode.rest_count;
   Offset rest_total = 0;
   Kokkos::parallel_scan(
-      "cispmv::to_compressed_sell::rest_row_ptr", Rows(0, A.num_rows),
+      "cispmv::to_compressed_sell::rest_row_ptr", Rows(0, num_rows),
       KOKKOS_LAMBDA(const Ordinal r, Offset& partial, const bool final) {
         const Offset count = rest(static_cast<std::size_t>(r) + 1);
         partial += count;
@@ -445,7 +521,7 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell(
       },
       rest_total);
   C.rest_row_ptr = rest;
-  C.compressed_nnz = A.nnz() - static_cast<std::size_t>(rest_total);  // jump slots are in row_length, not here
+  C.compressed_nnz = nnz_total - static_cast<std::size_t>(rest_total);  // jump slots are in row_length, not here
   const std::size_t slots = static_cast<std::size_t>(total);
   C.col_delta = typename Matrix::compact_view("csell::col_delta", slots);                         // padding: 0
   C.value_index = typename Matrix::compact_view("csell::value_index", C.uses_table ? slots : 0);  // padding: 0
@@ -455,11 +531,42 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell(
   C.rest_values = typename Matrix::values_type(Kokkos::view_alloc("csell::rest_values", Kokkos::WithoutInitializing),
                                                static_cast<std::size_t>(rest_total));
   encode.C = C;
-  Kokkos::parallel_for("cispmv::to_compressed_sell::fill",
-                       Kokkos::RangePolicy<Exec, typename Encoder::Fill, Kokkos::IndexType<Ordinal>>(0, A.num_rows),
-                       encode);
+  for (Ordinal b = 0; b < blocks; ++b) {  // fill: the slots, and R
+    encode.A = get(b);
+    encode.row_offset = b * block_rows;
+    if (static_cast<std::size_t>(encode.A.nnz()) != block_nnz[static_cast<std::size_t>(b)]) {
+      throw std::invalid_argument("cispmv::to_compressed_sell: rows from " + std::to_string(b * block_rows) +
+                                  " came with " + std::to_string(encode.A.nnz()) + " entries for the fill pass, " +
+                                  std::to_string(block_nnz[static_cast<std::size_t>(b)]) + " for the count pass");
+    }
+    Kokkos::parallel_for(
+        "cispmv::to_compressed_sell::fill",
+        Kokkos::RangePolicy<Exec, typename Encoder::Fill, Kokkos::IndexType<Ordinal>>(0, encode.A.num_rows), encode);
+  }
   Kokkos::fence();
   return C;
+}
+
+/// Compressed Sliced ELLPACK from CSR (rows sorted by column, as every cispmv reader, converter and
+/// the CI Hamiltonian builder produce them; unsorted rows throw std::invalid_argument), built where A
+/// lives: on the host from a host CSR, on the GPU from a device CSR (no host copy of the matrix; only
+/// the value samples and the table cross). O(nnz log(samples)) on the host for the value table and
+/// O(nnz) for the rest, in parallel over rows. `table_size` (1..65536) bounds the value table;
+/// slice_height > 0. Without a table (its sampled coverage below `min_table_coverage`), values are
+/// stored inline. `max_samples`: values sampled for the table (2^22: their sort on the host takes
+/// ~0.4 s, more than the rest of a GPU conversion of 10^9 entries; the 4,096 most frequent values of
+/// a CI Hamiltonian, ~95 % of its entries, are each sampled hundreds of times). `table_order`: the
+/// order of the table's values; automatic: the one for the space the matrix is encoded in (first
+/// use costs an atomic minimum per entry whose value's first use is not yet known, about one per
+/// table value).
+template <class Scalar, class Ordinal, class Offset, class Device>
+CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell(
+    const CsrMatrix<Scalar, Ordinal, Offset, Device>& A, Ordinal slice_height = 32, std::size_t table_size = 65536,
+    double min_table_coverage = 0.5, std::size_t max_samples = std::size_t(1) << 22,
+    ValueTableOrder table_order = ValueTableOrder::automatic) {
+  return to_compressed_sell_by_blocks<Scalar, Ordinal, Offset, Device>(
+      A.num_rows, A.num_cols, std::max<Ordinal>(A.num_rows, 1), [&](Ordinal, Ordinal) { return A; }, slice_height,
+      table_size, min_table_coverage, max_samples, table_order);
 }
 
 /// Host CSR from Compressed Sliced ELLPACK: each row's entries of C and R merged back in column
