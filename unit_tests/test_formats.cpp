@@ -304,6 +304,16 @@ HostCsr few_valued(int rows, int cols, int per_row, int distinct, std::uint64_t 
   return from_coo(coo);
 }
 
+/// B is A exactly: the same rows, columns and values.
+void expect_same_csr(const HostCsr& B, const HostCsr& A) {
+  ASSERT_EQ(B.nnz(), A.nnz());
+  for (int r = 0; r <= A.num_rows; ++r) ASSERT_EQ(B.row_ptr(r), A.row_ptr(r));
+  for (std::size_t k = 0; k < A.nnz(); ++k) {
+    ASSERT_EQ(B.col_idx(k), A.col_idx(k)) << "entry " << k;
+    ASSERT_EQ(B.values(k), A.values(k)) << "entry " << k;
+  }
+}
+
 TEST(CompressedSell, CiLikeMatrixStoresNearlyEveryEntryInFourBytes) {
   const HostCsr A = few_valued(640, 5000, 120, 300, 51);
   const auto C = to_compressed_sell(A);
@@ -331,13 +341,7 @@ TEST(CompressedSell, RareValuesAndWideGapsGoToTheRestAndRoundTripExactly) {
   EXPECT_TRUE(C.uses_table);
   EXPECT_GT(C.rest_nnz(), 0u);
   EXPECT_EQ(C.compressed_nnz + C.rest_nnz(), A.nnz());
-  const auto B = to_csr(C);
-  ASSERT_EQ(B.nnz(), A.nnz());
-  for (int r = 0; r <= A.num_rows; ++r) ASSERT_EQ(B.row_ptr(r), A.row_ptr(r));
-  for (std::size_t k = 0; k < A.nnz(); ++k) {
-    ASSERT_EQ(B.col_idx(k), A.col_idx(k)) << "entry " << k;
-    ASSERT_EQ(B.values(k), A.values(k)) << "entry " << k;
-  }
+  expect_same_csr(to_csr(C), A);
 }
 
 // A matrix that exists only as row blocks (a CI Hamiltonian whose CSR would not fit): the same
@@ -369,13 +373,7 @@ TEST(CompressedSell, RowBlocksEncodeTheSameMatrix) {
       EXPECT_EQ(C.nnz(), A.nnz());
       EXPECT_EQ(C.value_table.extent(0), 64u);
       EXPECT_GT(C.rest_nnz(), 0u);
-      const auto B = to_csr(C);
-      ASSERT_EQ(B.nnz(), A.nnz());
-      for (int r = 0; r <= A.num_rows; ++r) ASSERT_EQ(B.row_ptr(r), A.row_ptr(r));
-      for (std::size_t k = 0; k < A.nnz(); ++k) {
-        ASSERT_EQ(B.col_idx(k), A.col_idx(k)) << "entry " << k;
-        ASSERT_EQ(B.values(k), A.values(k)) << "entry " << k;
-      }
+      expect_same_csr(to_csr(C), A);
       if (block >= A.num_rows) {  // one block: to_compressed_sell's encoding, slot for slot
         const auto W = to_compressed_sell(A, 32, 64, 0.0, std::size_t(1) << 22, order);
         ASSERT_EQ(W.col_delta.extent(0), C.col_delta.extent(0));

@@ -205,6 +205,71 @@ int solve_distributed(MPI_Comm comm, const mpi::RowPartition& partition, const O
   return status;
 }
 
+/// `cispmv ci` distributed with each rank's csell built in blocks of rows (its CSR never whole):
+/// the block as its own columns and the rest (more than one rank, overlapped products) or whole.
+int solve_blocked(MPI_Comm comm, const FciDump& dump, const DeterminantSpace& space, const HamiltonianOptions& hopt,
+                  const CiCommandOptions& options, int block_rows, RankFigures& mine, double& nnz_total,
+                  double& build_all, nlohmann::json& j, std::ostream& out) {
+  using Keep = HamiltonianOptions::ColumnWindow::Keep;
+  const int ranks = mpi::size_of(comm);
+  const bool split = ranks > 1 && options.overlap, halo = options.exchange == "halo";
+  MPI_Barrier(comm);
+  Kokkos::Timer timer;
+  const mpi::RowPartition partition = mpi::hamiltonian_partition(Exec(), comm, dump, space, hopt);
+  const std::int64_t first = partition.first(), rows = partition.local_rows();
+  Kokkos::View<double*, Exec::memory_space> diagonal("cispmv::ci::diagonal", static_cast<std::size_t>(rows));
+  std::vector<std::uint8_t> read(halo ? static_cast<std::size_t>(partition.global_rows) : 0, 0);
+  // one part of the block (Keep::all: the whole block) as csell; the part that holds the diagonal
+  // keeps it, the part read from other ranks marks its columns for a halo exchange
+  auto part = [&](Keep keep) {
+    HamiltonianOptions o = hopt;
+    o.progress = nullptr;
+    o.columns.keep = keep;
+    o.columns.first = first;
+    o.columns.end = partition.end();
+    const int cols = static_cast<int>(keep == Keep::inside ? rows : partition.global_rows);
+    return to_compressed_sell_by_blocks<double, int, std::size_t, Exec>(
+        static_cast<int>(rows), cols, block_rows, [&](int a, int b) {
+          const auto block = build_hamiltonian_rows(Exec(), dump, space, first + a, first + b, o);
+          if (keep != Keep::outside) {
+            Kokkos::deep_copy(
+                Kokkos::subview(diagonal, std::make_pair(static_cast<std::size_t>(a), static_cast<std::size_t>(b))),
+                csr_diagonal(Exec(), block, keep == Keep::inside ? a : first + a));
+          }
+          if (halo && keep != Keep::inside) {
+            for (const std::int64_t c : mpi::columns_read(block)) read[static_cast<std::size_t>(c)] = 1;
+          }
+          return block;
+        });
+  };
+  using C = CompressedSellMatrix<double, int, std::size_t, Exec>;
+  mpi::SplitBlock<C> parts;
+  C whole;
+  if (split) {
+    parts.own = part(Keep::inside);
+    parts.other = part(Keep::outside);
+  } else {
+    whole = part(Keep::all);
+  }
+  Exec().fence();
+  mine.build_seconds = timer.seconds();
+  MPI_Barrier(comm);
+  build_all = timer.seconds();
+  mine.rows = static_cast<double>(rows);
+  mine.nnz = static_cast<double>(split ? parts.own.nnz() + parts.other.nnz() : whole.nnz());
+  MPI_Allreduce(&mine.nnz, &nnz_total, 1, MPI_DOUBLE, MPI_SUM, comm);
+  out << "hamiltonian: " << static_cast<std::size_t>(nnz_total) << " nonzeros in " << ranks
+      << " row blocks balanced by nonzeros, each built as csell in blocks of " << block_rows << " rows"
+      << (split ? " (its own columns and the rest)" : "") << ", in " << std::fixed << std::setprecision(3) << build_all
+      << " s" << std::defaultfloat << std::endl;
+  std::vector<std::int64_t> needed;
+  for (std::size_t c = 0; c < read.size(); ++c) {
+    if (read[c]) needed.push_back(static_cast<std::int64_t>(c));
+  }
+  return split ? solve_distributed(comm, partition, parts, diagonal, needed, dump, options, mine, j, out)
+               : solve_distributed(comm, partition, whole, diagonal, needed, dump, options, mine, j, out);
+}
+
 }  // namespace
 
 bool mpi_running() {
@@ -248,6 +313,7 @@ int ci_distributed(const CiCommandOptions& options, std::ostream& text_out, MPI_
   out << "  space: " << method_name(space) << ", " << space.size() << " determinants" << std::endl;
 
   // the matrix per rank, estimated from sampled rows before anything large is allocated
+  int blocked_rows = 0;  // > 0: each rank's csell built in blocks of this many rows, never as a CSR
   HamiltonianOptions hopt;
   hopt.drop_tolerance = options.drop_tolerance;
   {
@@ -258,111 +324,129 @@ int ci_distributed(const CiCommandOptions& options, std::ostream& text_out, MPI_
     for (std::size_t l : hamiltonian_row_lengths(dump, space, rows, hopt)) sum += static_cast<double>(l);
     const double per_rank = sum / static_cast<double>(samples) * static_cast<double>(n) * 12.0 / ranks;
     const double have = static_cast<double>(available_bytes<Exec>());
-    if (per_rank > 0.95 * have) {
-      throw MemoryBudgetError("cispmv ci: rank " + std::to_string(rank) + ": its block of the matrix needs about " +
-                              format_bytes(per_rank) + " in CSR, " + format_bytes(have) + " are available on " +
-                              Exec::name() + ". More ranks (GPUs), a lower --level or a smaller space would fit.");
-    }
     out << "memory estimate: ~" << format_bytes(per_rank) << " of CSR per rank" << std::endl;
+    // a block whose CSR does not fit beside its csell: csell built in blocks of rows (on every rank,
+    // so that all ranks hold the same format), where the csell fits
+    const double vectors = davidson_vector_bytes(options.roots, static_cast<double>(n) / ranks) +
+                           static_cast<double>(n) * sizeof(double) * std::min(16, options.roots);
+    const double piece = std::min(8e9, 0.15 * have);
+    int needs_blocks = per_rank * 1.45 + vectors > 0.95 * have ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &needs_blocks, 1, MPI_INT, MPI_MAX, comm);
+    const bool csell_allowed = options.format == "auto" || options.format == "csell";
+    if (needs_blocks && csell_allowed && per_rank * 0.45 + piece + vectors <= 0.95 * have) {
+      const double row_bytes = per_rank / (static_cast<double>(n) / ranks);
+      blocked_rows = static_cast<int>(std::max(32.0, std::floor(piece / row_bytes / 32) * 32));
+      out << "a block's CSR does not fit beside its csell: csell is built in blocks of " << blocked_rows
+          << " rows on each rank" << std::endl;
+    } else if (per_rank > 0.95 * have || (needs_blocks && csell_allowed)) {
+      throw MemoryBudgetError("cispmv ci: rank " + std::to_string(rank) + ": its block of the matrix needs about " +
+                              format_bytes(per_rank) + " in CSR (~" + format_bytes(0.45 * per_rank) + " in csell), " +
+                              format_bytes(have) + " are available on " + Exec::name() +
+                              ". More ranks (GPUs), a lower --level or a smaller space would fit.");
+    }
   }
 
   RankFigures mine;
-  MPI_Barrier(comm);
-  Kokkos::Timer timer;
-  // each rank's block, whole or (overlapped products, more than one rank) cut by columns into the
-  // part that reads its own x and the rest: built in those two parts, never whole
-  const bool split = ranks > 1 && options.overlap;
-  mpi::DistributedHamiltonian<Exec> H;
-  mpi::SplitHamiltonian<Exec> S;
-  if (split) {
-    S = mpi::build_split_hamiltonian(Exec(), comm, dump, space, hopt);
-  } else {
-    H = mpi::build_distributed_hamiltonian(Exec(), comm, dump, space, hopt);
-  }
-  Exec().fence();
-  mine.build_seconds = timer.seconds();
-  MPI_Barrier(comm);
-  const double build_all = timer.seconds();
-  const mpi::RowPartition partition = split ? S.partition : H.partition;
-  mine.rows = static_cast<double>(partition.local_rows());
-  mine.nnz = static_cast<double>(split ? S.block.own.nnz() + S.block.other.nnz() : H.local.nnz());
-  double nnz_total = 0;
-  MPI_Allreduce(&mine.nnz, &nnz_total, 1, MPI_DOUBLE, MPI_SUM, comm);
-  out << "hamiltonian: " << static_cast<std::size_t>(nnz_total) << " nonzeros in " << ranks
-      << " row blocks balanced by nonzeros" << (split ? ", each cut into its own columns and the rest" : "")
-      << ", built in " << std::fixed << std::setprecision(3) << build_all << " s" << std::defaultfloat << std::endl;
-  const auto& chosen_on = split ? S.block.own : H.local;  // what the automatic choice looks at
-
-  // one format for all ranks: rank 0's automatic choice for its block, or the one asked for
-  int format_id = 0;
-  if (options.format == "auto") {
-    if (rank == 0) {
-      const FormatChoice choice = choose_format<Exec>(chosen_on, 32, davidson_reads);
-      format_id = static_cast<int>(choice.format);
-      out << "automatic format choice (rank 0's block" << (split ? ", its own columns" : "")
-          << "): " << choice.summary() << "\n";
-    }
-    MPI_Bcast(&format_id, 1, MPI_INT, 0, comm);
-  } else {
-    format_id = static_cast<int>(parse_format(options.format));
-  }
-  const Format format = static_cast<Format>(format_id);
-  const auto diagonal = split ? csr_diagonal(Exec(), S.block.own) : csr_diagonal(Exec(), H.local, partition.first());
-  std::vector<std::int64_t> needed;
-  if (options.exchange == "halo") needed = mpi::columns_read(split ? S.block.other : H.local);
-
   nlohmann::json j;
   int status = 0;
+  double nnz_total = 0, build_all = 0;
   constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Exec::memory_space>::accessible;
-  auto solve = [&](const auto& operand) {
-    return solve_distributed(comm, partition, operand, diagonal, needed, dump, options, mine, j, out);
-  };
-  if (format == Format::csr) {
-    status = split ? solve(S.block) : solve(H.local);
-  } else if (format == Format::csell) {  // encoded on the device, each CSR freed once encoded
+  if (blocked_rows > 0) {
+    status = solve_blocked(comm, dump, space, hopt, options, blocked_rows, mine, nnz_total, build_all, j, out);
+  } else {
+    MPI_Barrier(comm);
+    Kokkos::Timer timer;
+    // each rank's block, whole or (overlapped products, more than one rank) cut by columns into the
+    // part that reads its own x and the rest: built in those two parts, never whole
+    const bool split = ranks > 1 && options.overlap;
+    mpi::DistributedHamiltonian<Exec> H;
+    mpi::SplitHamiltonian<Exec> S;
     if (split) {
-      mpi::SplitBlock<std::decay_t<decltype(to_compressed_sell(S.block.own))>> C;
-      C.own = to_compressed_sell(S.block.own);
-      S.block.own = {};
-      C.other = to_compressed_sell(S.block.other);
-      S.block.other = {};
-      status = solve(C);
+      S = mpi::build_split_hamiltonian(Exec(), comm, dump, space, hopt);
     } else {
-      const auto C = to_compressed_sell(H.local);
-      H.local = {};
-      status = solve(C);
+      H = mpi::build_distributed_hamiltonian(Exec(), comm, dump, space, hopt);
     }
-  } else {  // the other formats are converted from host copies
-    auto host_copy = [&](auto& A) {
-      const HostCsr h = A.template map_views<Kokkos::DefaultHostExecutionSpace>(
-          [](const auto& v) { return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v); });
-      if (!on_host) A = {};
-      return h;
-    };
-    auto params = FormatParams::for_space<Exec>();
-    if (split) {
-      const HostCsr own = host_copy(S.block.own), other = host_copy(S.block.other);
-      auto other_params = params;
-      params.boundary = choose_boundary(own).boundary;
-      other_params.boundary = choose_boundary(other).boundary;
-      status = with_host_format(format, own, params, [&](const auto& own_format) {
-        return with_host_format(format, other, other_params, [&](const auto& other_format) {
-          using Own = std::decay_t<decltype(own_format)>;
-          if constexpr (std::is_same_v<Own, std::decay_t<decltype(other_format)>>) {
-            mpi::SplitBlock<std::decay_t<decltype(to_device<Exec>(own_format))>> A;
-            A.own = to_device<Exec>(own_format);
-            A.other = to_device<Exec>(other_format);
-            return solve(A);
-          } else {
-            return 1;  // never: both parts are converted to the same format
-          }
-        });
-      });
+    Exec().fence();
+    mine.build_seconds = timer.seconds();
+    MPI_Barrier(comm);
+    build_all = timer.seconds();
+    const mpi::RowPartition partition = split ? S.partition : H.partition;
+    mine.rows = static_cast<double>(partition.local_rows());
+    mine.nnz = static_cast<double>(split ? S.block.own.nnz() + S.block.other.nnz() : H.local.nnz());
+    MPI_Allreduce(&mine.nnz, &nnz_total, 1, MPI_DOUBLE, MPI_SUM, comm);
+    out << "hamiltonian: " << static_cast<std::size_t>(nnz_total) << " nonzeros in " << ranks
+        << " row blocks balanced by nonzeros" << (split ? ", each cut into its own columns and the rest" : "")
+        << ", built in " << std::fixed << std::setprecision(3) << build_all << " s" << std::defaultfloat << std::endl;
+    const auto& chosen_on = split ? S.block.own : H.local;  // what the automatic choice looks at
+
+    // one format for all ranks: rank 0's automatic choice for its block, or the one asked for
+    int format_id = 0;
+    if (options.format == "auto") {
+      if (rank == 0) {
+        const FormatChoice choice = choose_format<Exec>(chosen_on, 32, davidson_reads);
+        format_id = static_cast<int>(choice.format);
+        out << "automatic format choice (rank 0's block" << (split ? ", its own columns" : "")
+            << "): " << choice.summary() << "\n";
+      }
+      MPI_Bcast(&format_id, 1, MPI_INT, 0, comm);
     } else {
-      const HostCsr host = host_copy(H.local);
-      params.boundary = choose_boundary(host).boundary;
-      status = with_host_format(format, host, params,
-                                [&](const auto& host_format) { return solve(to_device<Exec>(host_format)); });
+      format_id = static_cast<int>(parse_format(options.format));
+    }
+    const Format format = static_cast<Format>(format_id);
+    const auto diagonal = split ? csr_diagonal(Exec(), S.block.own) : csr_diagonal(Exec(), H.local, partition.first());
+    std::vector<std::int64_t> needed;
+    if (options.exchange == "halo") needed = mpi::columns_read(split ? S.block.other : H.local);
+
+    auto solve = [&](const auto& operand) {
+      return solve_distributed(comm, partition, operand, diagonal, needed, dump, options, mine, j, out);
+    };
+    if (format == Format::csr) {
+      status = split ? solve(S.block) : solve(H.local);
+    } else if (format == Format::csell) {  // encoded on the device, each CSR freed once encoded
+      if (split) {
+        mpi::SplitBlock<std::decay_t<decltype(to_compressed_sell(S.block.own))>> C;
+        C.own = to_compressed_sell(S.block.own);
+        S.block.own = {};
+        C.other = to_compressed_sell(S.block.other);
+        S.block.other = {};
+        status = solve(C);
+      } else {
+        const auto C = to_compressed_sell(H.local);
+        H.local = {};
+        status = solve(C);
+      }
+    } else {  // the other formats are converted from host copies
+      auto host_copy = [&](auto& A) {
+        const HostCsr h = A.template map_views<Kokkos::DefaultHostExecutionSpace>(
+            [](const auto& v) { return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v); });
+        if (!on_host) A = {};
+        return h;
+      };
+      auto params = FormatParams::for_space<Exec>();
+      if (split) {
+        const HostCsr own = host_copy(S.block.own), other = host_copy(S.block.other);
+        auto other_params = params;
+        params.boundary = choose_boundary(own).boundary;
+        other_params.boundary = choose_boundary(other).boundary;
+        status = with_host_format(format, own, params, [&](const auto& own_format) {
+          return with_host_format(format, other, other_params, [&](const auto& other_format) {
+            using Own = std::decay_t<decltype(own_format)>;
+            if constexpr (std::is_same_v<Own, std::decay_t<decltype(other_format)>>) {
+              mpi::SplitBlock<std::decay_t<decltype(to_device<Exec>(own_format))>> A;
+              A.own = to_device<Exec>(own_format);
+              A.other = to_device<Exec>(other_format);
+              return solve(A);
+            } else {
+              return 1;  // never: both parts are converted to the same format
+            }
+          });
+        });
+      } else {
+        const HostCsr host = host_copy(H.local);
+        params.boundary = choose_boundary(host).boundary;
+        status = with_host_format(format, host, params,
+                                  [&](const auto& host_format) { return solve(to_device<Exec>(host_format)); });
+      }
     }
   }
   mine.host_peak = host_peak_bytes();

@@ -362,8 +362,9 @@ struct CompressedSellEncoder {
 /// Compressed Sliced ELLPACK of a num_rows x num_cols matrix that is given as row blocks and never
 /// whole: `block(first, end)` returns rows [first, end) as a CSR on Device (rows sorted by column),
 /// for blocks of block_rows rows. It is called for every block twice (the count pass, then the fill
-/// pass) and, with more than one block, for up to 8 blocks spread over the matrix once more before
-/// (the value table's samples), so at most one block's CSR exists at a time beside the result: how a
+/// pass) and, with more than one block, for the first rows (an eighth or more of a block) of up to 8 blocks spread
+/// over the matrix once before (the value table's samples), so at most one block's CSR exists at a
+/// time beside the result: how a
 /// matrix whose CSR would not fit is encoded (ci::build_hamiltonian_csell). The parameters are those
 /// of to_compressed_sell; with one block this is to_compressed_sell. Blocks of the wrong shape or
 /// with unsorted rows throw std::invalid_argument. (`block` is a std::function: CUDA allows no
@@ -395,10 +396,9 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell_by_bloc
   }
   const Ordinal blocks =
       num_rows == 0 ? 0 : static_cast<Ordinal>((static_cast<long long>(num_rows) + block_rows - 1) / block_rows);
-  // block b: rows [b * block_rows, ...), its shape checked (and in the count pass its rows' order)
-  auto get = [&](Ordinal b) {
-    const Ordinal first = b * block_rows;
-    const Ordinal end = static_cast<Ordinal>(std::min<long long>(num_rows, static_cast<long long>(first) + block_rows));
+  // rows [first, end), their shape checked (and in the count pass their order)
+  auto rows_of = [&](Ordinal first, Ordinal rows) {
+    const Ordinal end = static_cast<Ordinal>(std::min<long long>(num_rows, static_cast<long long>(first) + rows));
     const Csr A = block(first, end);
     if (A.num_rows != end - first || A.num_cols != num_cols) {
       throw std::invalid_argument("cispmv::to_compressed_sell: rows [" + std::to_string(first) + ", " +
@@ -408,6 +408,7 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell_by_bloc
     }
     return A;
   };
+  auto get = [&](Ordinal b) { return rows_of(b * block_rows, block_rows); };  // block b
 
   Matrix C;
   C.num_rows = num_rows;
@@ -417,15 +418,16 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell_by_bloc
   std::vector<Scalar> table;
   if (blocks == 1) {
     table = impl::frequent_values(get(0), table_size, &coverage, max_samples);
-  } else if (blocks > 1) {  // samples of up to 8 blocks spread over the matrix, max_samples in all
+  } else if (blocks > 1) {  // samples from the first rows of up to 8 blocks spread over the matrix
     const Ordinal sampled = std::min<Ordinal>(blocks, 8);
+    const Ordinal sample_rows = std::max<Ordinal>(std::min<Ordinal>(block_rows, slice_height), block_rows / sampled);
     const std::size_t quota = std::max<std::size_t>(1, max_samples / static_cast<std::size_t>(sampled));
     Kokkos::View<Scalar*, Mem> samples(Kokkos::view_alloc("csell::samples", Kokkos::WithoutInitializing),
                                        quota * static_cast<std::size_t>(sampled));
     std::size_t filled = 0;
     for (Ordinal i = 0; i < sampled; ++i) {
-      filled += impl::sample_values(get(static_cast<Ordinal>(static_cast<long long>(i) * blocks / sampled)), quota,
-                                    samples, filled);
+      const Ordinal b = static_cast<Ordinal>(static_cast<long long>(i) * blocks / sampled);
+      filled += impl::sample_values(rows_of(b * block_rows, sample_rows), quota, samples, filled);
     }
     Csr S;
     S.values = Kokkos::subview(samples, std::make_pair(std::size_t{0}, filled));

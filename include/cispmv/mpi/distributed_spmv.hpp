@@ -84,6 +84,27 @@ struct DistributedTiming {
   double exposed_exchange_seconds() const { return seconds > local_seconds ? seconds - local_seconds : 0.0; }
 };
 
+namespace impl {
+
+/// ptr(r + 1) holds row r's count; afterwards the offsets (ptr(0) stays 0). Returns the total.
+template <class Exec, class Ptr>
+typename Ptr::non_const_value_type counts_to_offsets(const Ptr& ptr) {
+  using Off = typename Ptr::non_const_value_type;
+  Off total = 0;
+  Kokkos::parallel_scan(
+      "cispmv::mpi::split_scan",
+      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, static_cast<std::int64_t>(ptr.extent(0)) - 1),
+      KOKKOS_LAMBDA(const std::int64_t r, Off& partial, const bool final) {
+        partial += ptr(r + 1);
+        if (final) ptr(r + 1) = partial;
+      },
+      total);
+  Kokkos::fence();
+  return total;
+}
+
+}  // namespace impl
+
 /// A rank's row block of A cut by columns, for products that overlap the exchange of x with work:
 /// `own` holds the entries in this rank's columns [first, end), renumbered from 0 (local_rows x
 /// local_rows), `other` every other entry (local_rows x global_rows, columns numbered as in A).
@@ -120,22 +141,7 @@ SplitBlock<CsrMatrix<S, O, Off, Device>> split_columns(const CsrMatrix<S, O, Off
         own_ptr(r + 1) = inside;
         other_ptr(r + 1) = row_ptr(r + 1) - row_ptr(r) - inside;
       });
-  Off own_nnz = 0, other_nnz = 0;
-  Kokkos::parallel_scan(
-      "cispmv::mpi::split_scan", Policy(0, n),
-      KOKKOS_LAMBDA(const std::int64_t r, Off& partial, const bool final) {
-        partial += own_ptr(r + 1);
-        if (final) own_ptr(r + 1) = partial;
-      },
-      own_nnz);
-  Kokkos::parallel_scan(
-      "cispmv::mpi::split_scan", Policy(0, n),
-      KOKKOS_LAMBDA(const std::int64_t r, Off& partial, const bool final) {
-        partial += other_ptr(r + 1);
-        if (final) other_ptr(r + 1) = partial;
-      },
-      other_nnz);
-  Kokkos::fence();
+  const Off own_nnz = impl::counts_to_offsets<Exec>(own_ptr), other_nnz = impl::counts_to_offsets<Exec>(other_ptr);
   out.own = Matrix("cispmv::mpi::split_own", A.num_rows, A.num_rows, own_nnz);
   out.other = Matrix("cispmv::mpi::split_other", A.num_rows, A.num_cols, other_nnz);
   out.own.row_ptr = own_ptr;
