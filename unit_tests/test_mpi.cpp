@@ -226,6 +226,27 @@ TEST(Mpi, DistributedProductsEqualTheSingleProcessOnesInEveryFormat) {
       }
     });
   }
+  // the host-staged exchange, in pieces (what a GPU without GPU-aware MPI does), whole and overlapped
+  {
+    const auto local = to_device<Exec>(block);
+    using Local = std::remove_const_t<decltype(local)>;
+    mpi::SplitBlock<Local> parts{to_device<Exec>(split.own), to_device<Exec>(split.other)};
+    for (const int pieces : {1, 3, 64}) {
+      for (const int k : {1, 17}) {
+        SCOPED_TRACE("host staging in " + std::to_string(pieces) + " pieces, k " + std::to_string(k));
+        mpi::DistributedOptions opts;
+        opts.staging = mpi::Staging::host;
+        opts.staging_pieces = pieces;
+        const mpi::DistributedSpmvPlan<Exec, Local> whole(Exec(), world, part, local, opts);
+        EXPECT_FALSE(whole.exchanges_in_place());
+        EXPECT_NE(whole.description().find("host staging in " + std::to_string(pieces) + " pieces"), std::string::npos)
+            << whole.description();
+        check_distributed_product(whole, A, part, k);
+        const mpi::DistributedSpmvPlan<Exec, Local> overlapped(Exec(), world, part, parts, opts);
+        check_distributed_product(overlapped, A, part, k);
+      }
+    }
+  }
   // a block that is not the partition's, and a halo without the columns' list, are refused
   const auto local = to_device<Exec>(block);
   const auto wrong = mpi::RowPartition::even(A.num_rows + 1, ranks, rank);

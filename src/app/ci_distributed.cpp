@@ -160,6 +160,7 @@ int solve_distributed(MPI_Comm comm, const mpi::RowPartition& partition, const O
   const Exec exec;
   mpi::DistributedOptions dist;
   dist.exchange = options.exchange == "halo" ? mpi::Exchange::halo : mpi::Exchange::allgather;
+  dist.staging_pieces = options.staging_pieces;
   mine.matrix_bytes = block_bytes(A);
   const mpi::DistributedSpmvPlan<Exec, Matrix> plan(exec, comm, partition, A, dist, needed);
   solvers::DavidsonOptions dopts;

@@ -64,6 +64,7 @@ struct CiCommandOptions {
   bool progress = true;                ///< progress lines for the long stages
   std::string exchange = "allgather";  ///< under mpirun: how the products exchange x (allgather or halo)
   bool overlap = true;       ///< under mpirun: blocks cut by columns, the own part multiplied during the exchange
+  int staging_pieces = 0;    ///< under mpirun, host staging: pieces of x's exchange (0: automatic)
   bool distributed = false;  ///< under mpirun: the distributed code path also on one rank (scaling baselines)
   int spmv_repetitions = 0;  ///< under mpirun: products timed after the solve (the distributed SpMV benchmark)
 };

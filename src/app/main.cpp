@@ -110,6 +110,11 @@ int main(int argc, char* argv[]) {
   ci_cmd->add_flag("!--no-overlap", ci.overlap,
                    "under mpirun: keep each rank's block whole and exchange x before the product, rather than "
                    "multiply the block's own columns while x's other parts travel");
+  ci_cmd
+      ->add_option("--staging-pieces", ci.staging_pieces,
+                   "under mpirun, where x goes through the host: the pieces its exchange is cut into, so that copies "
+                   "overlap MPI (default 4; 1: in one piece)")
+      ->check(CLI::Range(0, 64));
   ci_cmd->add_flag("--distributed", ci.distributed,
                    "under mpirun: take the distributed code path on one rank too (the one-GPU point of a scaling "
                    "study)");

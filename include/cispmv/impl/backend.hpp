@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace cispmv::impl {
 
@@ -167,6 +168,47 @@ class StreamClock<Kokkos::Cuda> {
     ~Events() {
       cudaEventDestroy(start);
       cudaEventDestroy(stop);
+    }
+    Events(const Events&) = delete;
+    Events& operator=(const Events&) = delete;
+  };
+  std::shared_ptr<Events> events_;
+};
+#endif
+
+/// Marks in an execution space's stream of work that the host can wait for, one by one (record(i)
+/// after some work, wait(i) until it is done): CUDA events on Kokkos::Cuda; elsewhere nothing to do
+/// (a host space's work is done when the call that launched it returns).
+template <class Exec>
+class StreamMarks {
+ public:
+  explicit StreamMarks(int) {}
+  void record(const Exec&, int) const {}
+  void wait(int) const {}
+};
+#if defined(KOKKOS_ENABLE_CUDA)
+template <>
+class StreamMarks<Kokkos::Cuda> {
+ public:
+  explicit StreamMarks(int count) : events_(std::make_shared<Events>(count)) {}
+  void record(const Kokkos::Cuda& exec, int i) const {
+    cudaEventRecord(events_->at[static_cast<std::size_t>(i)], exec.cuda_stream());
+  }
+  void wait(int i) const { cudaEventSynchronize(events_->at[static_cast<std::size_t>(i)]); }
+
+ private:
+  struct Events {
+    std::vector<cudaEvent_t> at;
+    explicit Events(int count) : at(static_cast<std::size_t>(count), nullptr) {
+      for (auto& e : at) {
+        if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess)
+          throw std::runtime_error("cispmv: cudaEventCreate failed");
+      }
+    }
+    ~Events() {
+      for (auto& e : at) {
+        if (e != nullptr) cudaEventDestroy(e);
+      }
     }
     Events(const Events&) = delete;
     Events& operator=(const Events&) = delete;

@@ -48,7 +48,8 @@ enum class Exchange { allgather, halo };
 enum class Staging {
   automatic,  ///< device memory if the MPI library says it is GPU-aware, else host staging
   device,     ///< device memory (the MPI library must be GPU-aware)
-  host        ///< host copies
+  host        ///< host copies (also asked of a host space: its vectors then go through the staging
+              ///< buffers, which is how the tests run the staging code without a GPU)
 };
 
 inline const char* exchange_name(Exchange e) { return e == Exchange::halo ? "halo" : "allgather"; }
@@ -69,6 +70,9 @@ inline bool mpi_is_gpu_aware() {
 struct DistributedOptions {
   Exchange exchange = Exchange::allgather;
   Staging staging = Staging::automatic;
+  /// Host staging of the allgather: every rank's part travels in this many pieces, so that the
+  /// copies to and from the GPU overlap MPI's (0: automatic, 4; 1: in one piece).
+  int staging_pieces = 0;
   SpmvOptions spmv = {};  ///< the local block's plan
 };
 
@@ -347,9 +351,11 @@ class DistributedSpmvPlan {
   /// "allgather, host staging, overlapped" / "halo, GPU-aware MPI" / "allgather, host memory".
   std::string description() const {
     return std::string(exchange_name(opts_.exchange)) +
-           (host_memory  ? ", host memory"
-            : gpu_aware_ ? ", GPU-aware MPI"
-                         : ", host staging") +
+           (host_memory && gpu_aware_ ? std::string(", host memory")
+            : gpu_aware_              ? std::string(", GPU-aware MPI")
+                                      : ", host staging" + (opts_.exchange == Exchange::allgather
+                                                                ? " in " + std::to_string(staging_pieces()) + " pieces"
+                                                                : std::string())) +
            (overlaps() ? ", overlapped" : "");
   }
   /// Entries of x per product (one vector) this rank receives from the others.
@@ -361,6 +367,7 @@ class DistributedSpmvPlan {
  private:
   static constexpr bool host_memory = Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible;
   static constexpr std::size_t max_block_columns = 16;  // the columns one exchange carries
+  static constexpr int default_staging_pieces = 4, max_staging_pieces = 64;
   using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
   using StagingMemory = typename cispmv::impl::StagingSpace<Exec>::type;
   /// The global x of a product: global_rows x width, row-major, over buffer_ (rank-1 products: width 1).
@@ -390,7 +397,7 @@ class DistributedSpmvPlan {
                                   std::to_string(size_of(comm_)));
     }
     if constexpr (host_memory) {
-      gpu_aware_ = true;  // host memory is what any MPI reads
+      gpu_aware_ = opts_.staging != Staging::host;  // host memory is what any MPI reads (staged only if asked)
     } else {
       gpu_aware_ = opts_.staging == Staging::device || (opts_.staging == Staging::automatic && mpi_is_gpu_aware());
     }
@@ -508,23 +515,49 @@ class DistributedSpmvPlan {
       timing_.mpi_seconds += in_mpi.seconds();
       return;
     }
-    // host staging: this rank's part out, the collective in pinned host memory, the others' parts back
+    // host staging: this rank's part out, the collective in pinned host memory, the others' parts back,
+    // in pieces: piece c of every rank's part is gathered once its copy out is done, and comes back
+    // while the next piece is gathered
     reserve(host_buffer_, full.size(), "cispmv::mpi::x_host");
     const HostFull host(host_buffer_.data(), full.extent(0), width);
-    Kokkos::deep_copy(side, Kokkos::subview(host, own_rows(), Kokkos::ALL()), own);
-    side.fence();
-    const Kokkos::Timer in_mpi;
-    check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, host.data(), counts.data(), displs.data(), mpi_type(),
-                         comm_),
-          "MPI_Allgatherv");
-    timing_.mpi_seconds += in_mpi.seconds();
-    for (int r = 0; r < part_.ranks(); ++r) {
-      if (r == part_.rank || part_.rows_of(r) == 0) continue;
-      const Rows rows{static_cast<std::size_t>(part_.offsets[static_cast<std::size_t>(r)]),
-                      static_cast<std::size_t>(part_.offsets[static_cast<std::size_t>(r) + 1])};
-      Kokkos::deep_copy(side, Kokkos::subview(full, rows, Kokkos::ALL()), Kokkos::subview(host, rows, Kokkos::ALL()));
+    const int pieces = staging_pieces();
+    auto piece = [&](int r, int c) {  // rows of rank r's piece c, global
+      const auto off = static_cast<std::size_t>(part_.offsets[static_cast<std::size_t>(r)]);
+      const auto len = static_cast<std::size_t>(part_.rows_of(r));
+      return Rows{off + len * static_cast<std::size_t>(c) / static_cast<std::size_t>(pieces),
+                  off + len * static_cast<std::size_t>(c + 1) / static_cast<std::size_t>(pieces)};
+    };
+    const std::size_t first = static_cast<std::size_t>(part_.first());
+    for (int c = 0; c < pieces; ++c) {
+      const Rows mine = piece(part_.rank, c);
+      Kokkos::deep_copy(side, Kokkos::subview(host, mine, Kokkos::ALL()),
+                        Kokkos::subview(own, Rows{mine.first - first, mine.second - first}, Kokkos::ALL()));
+      marks_.record(side, c);
+    }
+    for (int c = 0; c < pieces; ++c) {
+      for (int r = 0; r < part_.ranks(); ++r) {
+        const Rows rows = piece(r, c);
+        counts[static_cast<std::size_t>(r)] = static_cast<int>((rows.second - rows.first) * width);
+        displs[static_cast<std::size_t>(r)] = static_cast<int>(rows.first * width);
+      }
+      marks_.wait(c);
+      const Kokkos::Timer in_mpi;
+      check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, host.data(), counts.data(), displs.data(), mpi_type(),
+                           comm_),
+            "MPI_Allgatherv");
+      timing_.mpi_seconds += in_mpi.seconds();
+      for (int r = 0; r < part_.ranks(); ++r) {
+        const Rows rows = piece(r, c);
+        if (r == part_.rank || rows.second == rows.first) continue;
+        Kokkos::deep_copy(side, Kokkos::subview(full, rows, Kokkos::ALL()), Kokkos::subview(host, rows, Kokkos::ALL()));
+      }
     }
     side.fence();
+  }
+
+  /// The pieces of a staged allgather (DistributedOptions::staging_pieces).
+  int staging_pieces() const {
+    return opts_.staging_pieces > 0 ? std::min(opts_.staging_pieces, max_staging_pieces) : default_staging_pieces;
   }
 
   // ------------------------------------------------------------------ halo exchange
@@ -640,6 +673,7 @@ class DistributedSpmvPlan {
   mutable Buffer send_buf_, recv_buf_;        // halo: packed entries
   mutable HostBuffer host_send_, host_recv_;  // their host copies, when staging
   mutable cispmv::impl::StreamClock<Exec> clock_, own_clock_;
+  cispmv::impl::StreamMarks<Exec> marks_{max_staging_pieces};  // a staged allgather's pieces, out
   mutable DistributedTiming timing_;
 };
 
