@@ -113,7 +113,7 @@ int main(int argc, char* argv[]) {
   ci_cmd
       ->add_option("--staging-pieces", ci.staging_pieces,
                    "under mpirun, where x goes through the host: the pieces its exchange is cut into, so that copies "
-                   "overlap MPI (default 4; 1: in one piece)")
+                   "overlap MPI (default 1: in one piece)")
       ->check(CLI::Range(0, 64));
   ci_cmd->add_flag("--distributed", ci.distributed,
                    "under mpirun: take the distributed code path on one rank too (the one-GPU point of a scaling "

@@ -71,7 +71,8 @@ struct DistributedOptions {
   Exchange exchange = Exchange::allgather;
   Staging staging = Staging::automatic;
   /// Host staging of the allgather: every rank's part travels in this many pieces, so that the
-  /// copies to and from the GPU overlap MPI's (0: automatic, 4; 1: in one piece).
+  /// copies to and from the GPU overlap MPI's (0: automatic, one piece: on an H200 with Open MPI's
+  /// shared memory, 4 and 8 pieces were no faster, perf/results/2026-11-24-h200x2-session7).
   int staging_pieces = 0;
   SpmvOptions spmv = {};  ///< the local block's plan
 };
@@ -367,7 +368,7 @@ class DistributedSpmvPlan {
  private:
   static constexpr bool host_memory = Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible;
   static constexpr std::size_t max_block_columns = 16;  // the columns one exchange carries
-  static constexpr int default_staging_pieces = 4, max_staging_pieces = 64;
+  static constexpr int default_staging_pieces = 1, max_staging_pieces = 64;
   using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
   using StagingMemory = typename cispmv::impl::StagingSpace<Exec>::type;
   /// The global x of a product: global_rows x width, row-major, over buffer_ (rank-1 products: width 1).
