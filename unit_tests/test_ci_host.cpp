@@ -753,6 +753,40 @@ TEST(CiHost, CiCommandRefusesWhatDoesNotFitAtOnce) {
 
 // A matrix whose CSR does not fit beside its csell, though its csell does: built as csell in blocks
 // of rows (never a whole CSR), with the same energy.
+// Rows of the Hamiltonian as csell built in blocks of rows: the same rows, diagonal and columns as the
+// CSR builder's, for the whole width and for a column window.
+TEST(CiHost, HamiltonianCsellBuiltInBlocksHoldsTheBuildersRows) {
+  using Exec = Kokkos::DefaultHostExecutionSpace;
+  using Keep = cispmv::ci::HamiltonianOptions::ColumnWindow::Keep;
+  const auto dump = cispmv::ci::read_fcidump(data_path("h2o_631g_fc.fcidump"));
+  const auto reference = cispmv::ci::choose_reference(dump, true, {});
+  const auto space = cispmv::ci::make_determinant_space(dump, 3, true, reference.determinant);
+  const std::int64_t first = 100, end = static_cast<std::int64_t>(space.size()) - 50;
+  for (const Keep keep : {Keep::all, Keep::inside, Keep::outside}) {
+    SCOPED_TRACE(keep == Keep::all ? "all columns" : keep == Keep::inside ? "inside" : "outside");
+    cispmv::ci::HamiltonianOptions o;
+    o.columns.keep = keep;
+    o.columns.first = first;
+    o.columns.end = end;
+    Kokkos::View<double*, Kokkos::HostSpace> diagonal("diagonal", static_cast<std::size_t>(end - first));
+    int blocks = 0;
+    const auto C = cispmv::ci::build_hamiltonian_csell(Exec(), dump, space, first, end, 96, o, diagonal,
+                                                       [&](const cispmv::HostCsr&) { ++blocks; });
+    EXPECT_GT(blocks, 2 * ((end - first) / 96));  // each block counted and filled, and samples
+    const cispmv::HostCsr want = cispmv::ci::build_hamiltonian_rows(Exec(), dump, space, first, end, o);
+    const cispmv::HostCsr got = cispmv::to_csr(C);
+    ASSERT_EQ(got.num_cols, want.num_cols);
+    ASSERT_EQ(got.nnz(), want.nnz());
+    for (int r = 0; r <= want.num_rows; ++r) ASSERT_EQ(got.row_ptr(r), want.row_ptr(r));
+    for (std::size_t k = 0; k < want.nnz(); ++k) {
+      ASSERT_EQ(got.col_idx(k), want.col_idx(k));
+      ASSERT_EQ(got.values(k), want.values(k));
+    }
+    const auto d = cispmv::ci::csr_diagonal(Exec(), want, keep == Keep::inside ? 0 : first);
+    for (std::size_t i = 0; i < d.extent(0); ++i) ASSERT_EQ(diagonal(i), d(i)) << i;
+  }
+}
+
 TEST(CiHost, CiCommandBuildsCsellInBlocksWhenItsCsrDoesNotFit) {
   cispmv::app::CiCommandOptions opts;
   opts.fcidump = data_path("h2o_631g_fc.fcidump");  // A1 full CI: 61,441 determinants, ~300 MB of CSR

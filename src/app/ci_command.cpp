@@ -299,7 +299,7 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
   }
 
   // The matrix: its nonzeros estimated from the exact lengths of up to 4096 rows spread over the space.
-  std::int64_t csell_block_rows = 0;  // > 0: csell built in blocks of rows, never as a whole CSR
+  int csell_block_rows = 0;  // > 0: csell built in blocks of rows, never as a whole CSR
   {
     const std::size_t n = space.size();
     const std::size_t samples = std::min<std::size_t>(n, 4096);
@@ -336,7 +336,7 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
     if (need > fill * have && csell_allowed && nnz > 0 &&
         (on_host ? mem.space : 0.0) + 0.45 * mem.matrix + csell_block + mem.davidson <= fill * have) {
       const double row_bytes = mem.matrix / static_cast<double>(n);
-      csell_block_rows = static_cast<std::int64_t>(std::max(32.0, std::floor(csell_block / row_bytes / 32) * 32));
+      csell_block_rows = hamiltonian_block_rows(row_bytes, csell_block);
       out << "the CSR (" << format_bytes(mem.matrix) << ") does not fit beside its csell on " << Exec::name()
           << ": csell is built in blocks of " << csell_block_rows << " rows (~"
           << format_bytes(static_cast<double>(csell_block_rows) * row_bytes) << " of CSR at a time)" << std::endl;
@@ -372,20 +372,10 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
     // every block built as CSR, encoded into the csell and freed (twice: count, fill), its diagonal kept
     const std::int64_t n = static_cast<std::int64_t>(space.size());
     Kokkos::View<double*, ExecMemory> diagonal("cispmv::ci::diagonal", space.size());
-    HamiltonianOptions quiet = hopt;
-    quiet.progress = nullptr;
     const auto C = allocating(
         "Compressed Sliced ELLPACK (estimated " + format_bytes(0.45 * mem.matrix) + "), built in blocks of rows",
-        advice(options, space.max_level, mem.matrix), [&] {
-          return to_compressed_sell_by_blocks<double, int, std::size_t, Exec>(
-              static_cast<int>(n), static_cast<int>(n), static_cast<int>(csell_block_rows), [&](int a, int b) {
-                const auto block = build_hamiltonian_rows(Exec(), dump, space, a, b, quiet);
-                Kokkos::deep_copy(
-                    Kokkos::subview(diagonal, std::make_pair(static_cast<std::size_t>(a), static_cast<std::size_t>(b))),
-                    csr_diagonal(Exec(), block, a));
-                return block;
-              });
-        });
+        advice(options, space.max_level, mem.matrix),
+        [&] { return build_hamiltonian_csell(Exec(), dump, space, 0, n, csell_block_rows, hopt, diagonal); });
     timings.hamiltonian = timer.seconds();
     out << "nonzeros: " << C.nnz() << " (both triangles, diagonal always stored, |H_ij| < " << std::scientific
         << std::setprecision(0) << options.drop_tolerance << std::defaultfloat << " dropped), built on " << Exec::name()

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <numeric>
 #include <ostream>
@@ -224,24 +225,18 @@ int solve_blocked(MPI_Comm comm, const FciDump& dump, const DeterminantSpace& sp
   // keeps it, the part read from other ranks marks its columns for a halo exchange
   auto part = [&](Keep keep) {
     HamiltonianOptions o = hopt;
-    o.progress = nullptr;
     o.columns.keep = keep;
     o.columns.first = first;
     o.columns.end = partition.end();
-    const int cols = static_cast<int>(keep == Keep::inside ? rows : partition.global_rows);
-    return to_compressed_sell_by_blocks<double, int, std::size_t, Exec>(
-        static_cast<int>(rows), cols, block_rows, [&](int a, int b) {
-          const auto block = build_hamiltonian_rows(Exec(), dump, space, first + a, first + b, o);
-          if (keep != Keep::outside) {
-            Kokkos::deep_copy(
-                Kokkos::subview(diagonal, std::make_pair(static_cast<std::size_t>(a), static_cast<std::size_t>(b))),
-                csr_diagonal(Exec(), block, keep == Keep::inside ? a : first + a));
-          }
-          if (halo && keep != Keep::inside) {
-            for (const std::int64_t c : mpi::columns_read(block)) read[static_cast<std::size_t>(c)] = 1;
-          }
-          return block;
-        });
+    std::function<void(const CsrMatrix<double, int, std::size_t, Exec>&)> mark;
+    if (halo && keep != Keep::inside) {
+      mark = [&](const auto& block) {
+        for (const std::int64_t c : mpi::columns_read(block)) read[static_cast<std::size_t>(c)] = 1;
+      };
+    }
+    return build_hamiltonian_csell(Exec(), dump, space, first, partition.end(), block_rows, o,
+                                   keep == Keep::outside ? Kokkos::View<double*, Exec::memory_space>() : diagonal,
+                                   mark);
   };
   using C = CompressedSellMatrix<double, int, std::size_t, Exec>;
   mpi::SplitBlock<C> parts;
@@ -281,10 +276,8 @@ bool mpi_running() {
 }
 
 int mpi_world_size() {
-  int initialised = 0, finalised = 0, size = 1;
-  MPI_Initialized(&initialised);
-  MPI_Finalized(&finalised);
-  if (initialised && !finalised) MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int size = 1;
+  if (mpi_running()) MPI_Comm_size(MPI_COMM_WORLD, &size);
   return size;
 }
 
@@ -336,7 +329,7 @@ int ci_distributed(const CiCommandOptions& options, std::ostream& text_out, MPI_
     const bool csell_allowed = options.format == "auto" || options.format == "csell";
     if (needs_blocks && csell_allowed && per_rank * 0.45 + piece + vectors <= 0.95 * have) {
       const double row_bytes = per_rank / (static_cast<double>(n) / ranks);
-      blocked_rows = static_cast<int>(std::max(32.0, std::floor(piece / row_bytes / 32) * 32));
+      blocked_rows = hamiltonian_block_rows(row_bytes, piece);
       out << "a block's CSR does not fit beside its csell: csell is built in blocks of " << blocked_rows
           << " rows on each rank" << std::endl;
     } else if (per_rank > 0.95 * have || (needs_blocks && csell_allowed)) {

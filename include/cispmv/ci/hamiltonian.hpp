@@ -6,8 +6,11 @@
 
 #include "cispmv/ci/determinants.hpp"
 #include "cispmv/ci/fcidump.hpp"
+#include "cispmv/formats/compressed_sell.hpp"
 #include "cispmv/formats/csr.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -114,6 +117,49 @@ Kokkos::View<double*, typename Exec::memory_space> csr_diagonal(const Exec& exec
         d(r) = v;
       });
   return d;
+}
+
+/// Rows [first, end) of the same matrix (options.columns applies) as Compressed Sliced ELLPACK, built
+/// in blocks of block_rows rows, each built as CSR on `exec`, encoded and freed
+/// (to_compressed_sell_by_blocks): the CSR never exists whole, so a Hamiltonian whose CSR does not fit
+/// beside its csell still can be held. Each block is built twice (count, fill), and a share of up to 8
+/// of them once more (the value table's samples). `diagonal` (optional; end - first entries): the
+/// rows' diagonal elements (zero where the column window leaves them out). `each_block` (optional):
+/// called with every block as built (e.g. to see which columns the rows read).
+template <class Exec>
+struct HamiltonianCsr {  // (a nested name: each_block's type below takes no part in deducing Exec)
+  using type = CsrMatrix<double, int, std::size_t, Exec>;
+};
+template <class Exec>
+CompressedSellMatrix<double, int, std::size_t, Exec> build_hamiltonian_csell(
+    const Exec& exec, const FciDump& integrals, const DeterminantSpace& space, std::int64_t first, std::int64_t end,
+    int block_rows, const HamiltonianOptions& options = {},
+    const Kokkos::View<double*, typename Exec::memory_space>& diagonal = {},
+    const std::function<void(const typename HamiltonianCsr<Exec>::type&)>& each_block = {}) {
+  using Keep = HamiltonianOptions::ColumnWindow::Keep;
+  HamiltonianOptions quiet = options;
+  quiet.progress = nullptr;  // the builder's passes run per block, many times over
+  const bool inside = options.columns.keep == Keep::inside;
+  const int cols =
+      static_cast<int>(inside ? options.columns.end - options.columns.first : static_cast<std::int64_t>(space.size()));
+  const std::int64_t shift = inside ? options.columns.first : 0;  // the diagonal's column numbering
+  return to_compressed_sell_by_blocks<double, int, std::size_t, Exec>(
+      static_cast<int>(end - first), cols, block_rows, [&](int a, int b) {
+        const auto block = build_hamiltonian_rows(exec, integrals, space, first + a, first + b, quiet);
+        if (diagonal.extent(0) > 0) {
+          Kokkos::deep_copy(
+              Kokkos::subview(diagonal, std::make_pair(static_cast<std::size_t>(a), static_cast<std::size_t>(b))),
+              csr_diagonal(exec, block, first + a - shift));
+        }
+        if (each_block) each_block(block);
+        return block;
+      });
+}
+
+/// Rows per block for build_hamiltonian_csell: as many as `budget` bytes of CSR hold at `row_bytes`
+/// bytes a row, a multiple of 32 (a slice), at least 32.
+inline int hamiltonian_block_rows(double row_bytes, double budget) {
+  return static_cast<int>(std::max(32.0, std::floor(budget / row_bytes / 32) * 32));
 }
 
 /// A CI Hamiltonian named where a matrix file would be: `fcidump:FILE:LEVEL[:all-irreps]`, e.g.
