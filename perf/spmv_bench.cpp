@@ -164,21 +164,52 @@ class Suite {
 #endif
     // every format of the registry with each of its kernels
     const bool fits_16_bits = host_.num_cols <= 65535 || choose_boundary(host_).reference_width <= 65535;
+    // csell's lanes per row for Exec (impl::automatic_row_lanes; 1 on CPUs), and a cache key per lanes
+    const FormatParams space_params = FormatParams::for_space<Exec>();
+    const int auto_lanes =
+        impl::automatic_row_lanes(host_.num_rows, static_cast<double>(host_.nnz()), space_params.gpu_threads);
+    const auto csell_key = [](int lanes) { return "csell/lanes:" + std::to_string(lanes); };
+    const auto csell_with = [this, space_params](int lanes) {
+      FormatParams p = space_params;
+      p.row_lanes = lanes;
+      return [this, p] { return build_format<Format::csell>(host_, p); };
+    };
     for_each_format([&](auto id) {
       constexpr Format F = decltype(id)::value;
       if (F == Format::hybrid16 && !fits_16_bits) return;
       const std::vector<Kernel> kernels = format_kernels(F);
       add_format(
           format_info(F).name, [this] { return build_format<F>(host_, FormatParams::for_space<Exec>()); }, kernels, {},
-          "", F == Format::csell ? "csell" : "");
+          F == Format::csell ? "/lanes:" + std::to_string(auto_lanes) : "",
+          F == Format::csell ? csell_key(auto_lanes) : "");
     });
-    // csell's thread-per-row kernel with each unroll factor (GPUs; impl::default_scalar_unroll
-    // chooses 8 or 2 by the number of rows), one csell matrix for all of them (cache key "csell")
+    // csell with each other number of lanes per row in its vector shape (GPUs: where the rows x lanes
+    // stay within 8 times the thread slots and a lane keeps 4 or more entries), and the automatic
+    // lanes with each unroll factor
+    if (impl::is_gpu_space_v<Exec> && host_.num_rows > 0) {
+      const double mean = static_cast<double>(host_.nnz()) / host_.num_rows;
+      for (int lanes = 2; lanes <= impl::max_row_lanes; lanes *= 2) {
+        if (lanes == auto_lanes || static_cast<double>(host_.num_rows) * lanes > 8.0 * space_params.gpu_threads ||
+            mean / lanes < 4)
+          continue;
+        add_format("csell", csell_with(lanes), {Kernel::vector}, {}, "/lanes:" + std::to_string(lanes),
+                   csell_key(lanes));
+      }
+      if (auto_lanes > 1) {
+        for (int unroll : {1, 2, 4, 8}) {
+          SpmvOptions o{Kernel::vector};
+          o.unroll = unroll;
+          add_format("csell", csell_with(auto_lanes), {Kernel::vector}, o,
+                     "/lanes:" + std::to_string(auto_lanes) + "/unroll:" + std::to_string(unroll),
+                     csell_key(auto_lanes));
+        }
+      }
+    }
+    // csell's thread-per-row kernel (one lane per row) with each unroll factor (GPUs;
+    // impl::default_scalar_unroll chooses 8 or 2 by the number of rows), one csell matrix for all of them
     if (impl::is_gpu_space_v<Exec>) {
       const auto add_csell = [&](const SpmvOptions& o, const std::string& tag) {
-        add_format(
-            "csell", [this] { return build_format<Format::csell>(host_, FormatParams::for_space<Exec>()); },
-            {Kernel::scalar}, o, tag, "csell");
+        add_format("csell", csell_with(1), {Kernel::scalar}, o, "/lanes:1" + tag, csell_key(1));
       };
       for (int unroll : {1, 2, 4, 8}) {
         SpmvOptions o{Kernel::scalar};
@@ -268,6 +299,12 @@ class Suite {
   /// multivector layout) and, in CUDA builds, cuSPARSE SpMM (row- and column-major). Column j of X is
   /// (1 + j) x, so column j of Y must be (1 + j) times the host oracle's y. Counter ms_per_vector: the
   /// time of one product over k.
+  /// csell as the eigensolver builds it: one lane per row (the lane-per-column kernels' layout).
+  static FormatParams one_lane_csell() {
+    FormatParams p = FormatParams::for_space<Exec>();
+    p.row_lanes = 1;
+    return p;
+  }
   void register_blocks() {
     using Left = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Mem>;
     for (const int k : settings_.vectors) {
@@ -278,8 +315,7 @@ class Suite {
         add_block_format(
             tag + "csr", [this] { return host_; }, k, shape);
         add_block_format(
-            tag + "csell", [this] { return build_format<Format::csell>(host_, FormatParams::for_space<Exec>()); }, k,
-            shape);
+            tag + "csell", [this] { return build_format<Format::csell>(host_, one_lane_csell()); }, k, shape);
       }
       // the lane shape with each of its widths (columns per lane; "lanes" is the automatic width)
       if (impl::is_gpu_space_v<Exec>) {
@@ -287,7 +323,7 @@ class Suite {
           add_block_format(
               tag + "csr", [this] { return host_; }, k, BlockShape::lanes, per_lane);
           add_block_format(
-              tag + "csell", [this] { return build_format<Format::csell>(host_, FormatParams::for_space<Exec>()); }, k,
+              tag + "csell", [this] { return build_format<Format::csell>(host_, one_lane_csell()); }, k,
               BlockShape::lanes, per_lane);
         }
       }

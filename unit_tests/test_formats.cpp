@@ -241,8 +241,7 @@ TEST(Registry, NamesAreUniqueAndParseBack) {
 TEST(Registry, KernelsAreWhatTheFunctorsProvide) {
   EXPECT_EQ(format_kernels(Format::ell), std::vector<Kernel>{Kernel::scalar});
   EXPECT_EQ(format_kernels(Format::sell), std::vector<Kernel>{Kernel::scalar});
-  EXPECT_EQ(format_kernels(Format::csell), std::vector<Kernel>{Kernel::scalar});
-  for (Format f : {Format::csr, Format::ellr, Format::sellr, Format::hybrid, Format::hybrid16}) {
+  for (Format f : {Format::csr, Format::ellr, Format::sellr, Format::hybrid, Format::hybrid16, Format::csell}) {
     EXPECT_EQ(format_kernels(f), (std::vector<Kernel>{Kernel::scalar, Kernel::vector})) << format_info(f).name;
   }
 }
@@ -342,6 +341,53 @@ TEST(CompressedSell, RareValuesAndWideGapsGoToTheRestAndRoundTripExactly) {
   EXPECT_GT(C.rest_nnz(), 0u);
   EXPECT_EQ(C.compressed_nnz + C.rest_nnz(), A.nnz());
   expect_same_csr(to_csr(C), A);
+  for (int lanes : {2, 4, 32}) {  // the same entries dealt to lanes: jumps and R per lane and row
+    SCOPED_TRACE(std::to_string(lanes) + " lanes per row");
+    const auto CL = to_compressed_sell(A, 32, 4, 0.0, std::size_t(1) << 22, ValueTableOrder::automatic, lanes);
+    EXPECT_EQ(CL.compressed_nnz, C.compressed_nnz);
+    EXPECT_EQ(CL.rest_nnz(), C.rest_nnz());
+    expect_same_csr(to_csr(CL), A);
+  }
+}
+
+// Lanes per row (row_lanes): lane j of row r is layout row r * L + j and holds the row's entries j,
+// j + L, ...; the matrix round-trips exactly for every L, and a wrong L is refused with its value.
+TEST(CompressedSell, LanesPerRowDealTheRowsEntries) {
+  const HostCsr A = few_valued(150, 3000, 70, 40, 17);
+  for (int lanes : {1, 2, 4, 8, 16, 32}) {
+    SCOPED_TRACE(std::to_string(lanes) + " lanes per row");
+    const auto C = to_compressed_sell(A, 32, 65536, 0.5, std::size_t(1) << 22, ValueTableOrder::automatic, lanes);
+    ASSERT_EQ(C.row_lanes, lanes);
+    ASSERT_EQ(C.num_lanes(), A.num_rows * lanes);
+    ASSERT_EQ(C.row_length.extent(0), static_cast<std::size_t>(A.num_rows) * lanes);
+    EXPECT_EQ(C.num_slices(), (A.num_rows * lanes + 31) / 32);
+    EXPECT_EQ(C.rest_nnz(), 0u);
+    for (int r = 0; r < A.num_rows; ++r) {
+      const auto length = static_cast<int>(A.row_ptr(r + 1) - A.row_ptr(r));
+      for (int j = 0; j < lanes; ++j) {
+        const int lane = r * lanes + j;
+        ASSERT_EQ(C.row_length(lane), length > j ? (length - j + lanes - 1) / lanes : 0)
+            << "row " << r << " lane " << j;
+        if (length > j) {
+          ASSERT_EQ(C.first_col(lane), A.col_idx(A.row_ptr(r) + static_cast<std::size_t>(j)));
+          ASSERT_EQ(C.value_table(C.value_index(C.lane_start(lane))),
+                    A.values(A.row_ptr(r) + static_cast<std::size_t>(j)));
+        }
+      }
+    }
+    expect_same_csr(to_csr(C), A);
+  }
+  for (int bad : {0, 3, 64, -2}) {
+    try {
+      (void)to_compressed_sell(A, 32, 65536, 0.5, std::size_t(1) << 22, ValueTableOrder::automatic, bad);
+      ADD_FAILURE() << bad << " lanes per row were accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("row_lanes"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(std::to_string(bad)), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW((void)to_compressed_sell(A, 16, 65536, 0.5, std::size_t(1) << 22, ValueTableOrder::automatic, 32),
+               std::invalid_argument);  // more lanes than a slice's rows
 }
 
 // A matrix that exists only as row blocks (a CI Hamiltonian whose CSR would not fit): the same
@@ -359,7 +405,8 @@ TEST(CompressedSell, RowBlocksEncodeTheSameMatrix) {
   };
   for (const int block : {1, 7, 32, 100, 333, 1000}) {
     for (const auto order : {ValueTableOrder::frequency, ValueTableOrder::first_use}) {
-      SCOPED_TRACE("blocks of " + std::to_string(block) + " rows");
+      const int lanes = block == 7 || block == 333 ? 4 : 1;  // lanes per row, blocked and whole
+      SCOPED_TRACE("blocks of " + std::to_string(block) + " rows, " + std::to_string(lanes) + " lanes");
       int calls = 0;
       const auto C = to_compressed_sell_by_blocks<double, int, std::size_t, HostExecSpace>(
           A.num_rows, A.num_cols, block,
@@ -367,7 +414,7 @@ TEST(CompressedSell, RowBlocksEncodeTheSameMatrix) {
             ++calls;
             return rows(first, end);
           },
-          32, 64, 0.0, std::size_t(1) << 22, order);
+          32, 64, 0.0, std::size_t(1) << 22, order, lanes);
       const int blocks = (A.num_rows + block - 1) / block;
       EXPECT_EQ(calls, 2 * blocks + (blocks > 1 ? std::min(blocks, 8) : 1));  // count, fill, samples
       EXPECT_EQ(C.nnz(), A.nnz());
@@ -375,7 +422,7 @@ TEST(CompressedSell, RowBlocksEncodeTheSameMatrix) {
       EXPECT_GT(C.rest_nnz(), 0u);
       expect_same_csr(to_csr(C), A);
       if (block >= A.num_rows) {  // one block: to_compressed_sell's encoding, slot for slot
-        const auto W = to_compressed_sell(A, 32, 64, 0.0, std::size_t(1) << 22, order);
+        const auto W = to_compressed_sell(A, 32, 64, 0.0, std::size_t(1) << 22, order, lanes);
         ASSERT_EQ(W.col_delta.extent(0), C.col_delta.extent(0));
         for (std::size_t e = 0; e < W.col_delta.extent(0); ++e) {
           ASSERT_EQ(W.col_delta(e), C.col_delta(e));

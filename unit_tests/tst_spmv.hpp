@@ -343,6 +343,66 @@ TYPED_TEST(SpmvTest, CompressedSellEveryUnrollMatchesHostOracle) {
   EXPECT_EQ(impl::default_scalar_unroll(exec, 2LL * exec.concurrency()), impl::many_rows_scalar_unroll);
 }
 
+// csell with several lanes per row (row_lanes): every kernel shape (the vector shape reduces a row's
+// lanes; thread per row and the host's slice shape add them one after the other) with each unroll
+// factor, a table, rows partly in the rest R (shared out over the lanes), values inline, and rows
+// shorter than their lanes; several vectors at once; the plan takes the layout's lanes.
+TYPED_TEST(SpmvTest, CompressedSellLanesPerRowMatchHostOracle) {
+  using Scalar = TypeParam;
+  using Exec = TEST_EXECSPACE;
+  auto A = cispmv::test::random_irregular<Scalar>(700, 1300, 69, 60);
+  for (std::size_t k = 0; k < A.nnz(); ++k) {
+    A.values(k) = k % 50 == 7 ? Scalar(0.5) + static_cast<Scalar>(k) : Scalar(0.25) * static_cast<Scalar>(k % 9000);
+  }
+  const bool gpu = impl::is_gpu_space_v<Exec>;
+  for (int lanes : {2, 4, 8, 16, 32}) {
+    SCOPED_TRACE(std::to_string(lanes) + " lanes per row");
+    const auto table = to_compressed_sell(A, 32, 65536, 0.0, std::size_t(1) << 22, ValueTableOrder::automatic, lanes);
+    const auto rest = to_compressed_sell(A, 32, 2000, 0.0, std::size_t(1) << 22, ValueTableOrder::automatic, lanes);
+    ASSERT_GT(rest.rest_nnz(), A.nnz() / 2);
+    const auto inline_values =
+        to_compressed_sell(A, 32, 16, 0.5, std::size_t(1) << 22, ValueTableOrder::automatic, lanes);
+    ASSERT_FALSE(inline_values.uses_table);
+    for (const auto* M : {&table, &rest, &inline_values}) {
+      for (Kernel kernel : {Kernel::automatic, Kernel::scalar, Kernel::vector}) {
+        for (int unroll : {0, 1, 2, 8}) {
+          SpmvOptions o{kernel};
+          o.unroll = unroll;
+          for (Scalar beta : {Scalar(0), Scalar(1), Scalar(-0.5)})
+            cispmv::test::expect_matches_oracle<Exec>(*M, A, o, Scalar(1.5), beta, 74);
+        }
+      }
+      const auto D = to_device<Exec>(*M);
+      const auto automatic = make_spmv_plan(Exec(), D);
+      EXPECT_EQ(automatic.kernel(), gpu ? Kernel::vector : Kernel::scalar);  // the lanes' reduction on GPUs
+      const auto vector = make_spmv_plan(Exec(), D, SpmvOptions{Kernel::vector});
+      EXPECT_EQ(vector.vector_length(), gpu ? lanes : 1) << vector.description();
+      SpmvOptions wrong{Kernel::vector};
+      wrong.vector_length = lanes == 32 ? 16 : 2 * lanes;
+      try {
+        (void)make_spmv_plan(Exec(), D, wrong);
+        ADD_FAILURE() << "a vector length other than the layout's lanes was accepted";
+      } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find(std::to_string(lanes) + " lanes per row"), std::string::npos) << e.what();
+      }
+      SpmvOptions same{Kernel::vector};
+      same.vector_length = lanes;
+      EXPECT_NO_THROW((void)make_spmv_plan(Exec(), D, same));
+    }
+  }
+  // one lane: thread per row on GPUs, as before
+  const auto one = to_device<Exec>(to_compressed_sell(A));
+  EXPECT_EQ(make_spmv_plan(Exec(), one).kernel(), Kernel::scalar);
+  // the automatic lanes: one on a CPU and where the rows fill a GPU twice; else the fewest that do,
+  // at most 32 and at most an eighth of the mean row
+  EXPECT_EQ(impl::automatic_row_lanes(32768, 32768.0 * 950, 0), 1);
+  EXPECT_EQ(impl::automatic_row_lanes(32768, 32768.0 * 950, 270336), 32);
+  EXPECT_EQ(impl::automatic_row_lanes(245025, 245025.0 * 406, 270336), 4);
+  EXPECT_EQ(impl::automatic_row_lanes(1656369, 1.09e9, 270336), 1);
+  EXPECT_EQ(impl::automatic_row_lanes(32768, 32768.0 * 40, 270336), 4);  // short rows: few lanes
+  EXPECT_EQ(impl::automatic_row_lanes(1000, 1000.0 * 10, 270336), 1);
+}
+
 }  // namespace
 
 namespace {
@@ -371,9 +431,10 @@ TYPED_TEST(SpmvTest, CompressedSellEncodedOnTheExecutionSpaceEqualsTheHostEncodi
   for (const auto* A : {&repeated, &random}) {
     for (std::size_t table : {std::size_t(16), std::size_t(65536)}) {
       for (auto order : {ValueTableOrder::frequency, ValueTableOrder::first_use}) {
-        const auto host = to_compressed_sell(*A, 32, table, 0.5, std::size_t(1) << 12, order);
+        const int lanes = order == ValueTableOrder::first_use ? 8 : 1;
+        const auto host = to_compressed_sell(*A, 32, table, 0.5, std::size_t(1) << 12, order, lanes);
         const auto built =
-            to_compressed_sell(to_device<TEST_EXECSPACE>(*A), 32, table, 0.5, std::size_t(1) << 12, order);
+            to_compressed_sell(to_device<TEST_EXECSPACE>(*A), 32, table, 0.5, std::size_t(1) << 12, order, lanes);
         EXPECT_EQ(built.uses_table, host.uses_table);
         EXPECT_EQ(built.compressed_nnz, host.compressed_nnz);
         EXPECT_EQ(built.num_nonzeros, A->nnz());
@@ -516,6 +577,23 @@ TYPED_TEST(SpmvTest, SeveralVectorsAtOnceMatchTheHostOracleInEveryFormat) {
     ADD_FAILURE() << "no exception";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("no lane shape"), std::string::npos) << e.what();
+  }
+}
+
+// Several vectors on a csell matrix with lanes per row: every block shape and column count.
+TYPED_TEST(SpmvTest, CompressedSellLanesPerRowSeveralVectors) {
+  using Scalar = TypeParam;
+  const auto A = cispmv::test::random_irregular<Scalar>(203, 190, 82, 70);
+  for (int lanes : {4, 32}) {
+    const auto C = to_compressed_sell(A, 32, 65536, 0.5, std::size_t(1) << 22, ValueTableOrder::automatic, lanes);
+    for (BlockShape shape : {BlockShape::automatic, BlockShape::rows, BlockShape::lanes}) {
+      for (Kernel kernel : {Kernel::automatic, Kernel::scalar}) {
+        SpmvOptions opts{kernel};
+        opts.block_shape = shape;
+        for (int k : {2, 3, 8, 16, 21})
+          expect_block_matches_oracle<TEST_EXECSPACE, Kokkos::LayoutRight>(C, A, opts, k, Scalar(1.5), Scalar(-0.5));
+      }
+    }
   }
 }
 

@@ -214,7 +214,21 @@ class SpmvPlan {
             class YView = typename impl::PlanViews<Exec, Matrix>::y_type>
   using Functor = impl::SpmvFunctor<Exec, Matrix, XView, YView, Beta, Unroll>;
 
-  static constexpr bool prefers_vector_on_gpu() { return Functor<1>::prefers_vector_on_gpu; }
+  bool prefers_vector_on_gpu() const {
+    if constexpr (Functor<1>::vector_length_from_matrix) {
+      return matrix_lanes() > 1;
+    } else {
+      return Functor<1>::prefers_vector_on_gpu;
+    }
+  }
+  /// Lanes per row the matrix's layout fixes (vector_length_from_matrix), else 0.
+  int matrix_lanes() const {
+    if constexpr (Functor<1>::vector_length_from_matrix) {
+      return static_cast<int>(A_.row_lanes);
+    } else {
+      return 0;
+    }
+  }
   /// Whether the scalar kernel runs its CPU slice shape (sliced formats on host spaces), not thread per row.
   static constexpr bool scalar_runs_slices() {
     return !impl::is_gpu_space_v<Exec> && Functor<1>::has_host_slice_kernel;
@@ -225,7 +239,20 @@ class SpmvPlan {
       scratch_ = staged_scratch_bytes();
       unroll_ = impl::resolve_unroll(opts_, Functor<1>::unrolled, scratch_ > 0);
       const double mean = A_.num_rows > 0 ? static_cast<double>(A_.nnz()) / A_.num_rows : 0.0;
-      shape_ = impl::vector_launch<Exec>(opts_, mean, scratch_ > 0);
+      SpmvOptions o = opts_;
+      if (const int lanes = matrix_lanes(); lanes > 0) {  // the layout's lanes per row
+        if (o.vector_length > 0 && o.vector_length != lanes) {
+          throw std::invalid_argument(
+              std::string("cispmv::SpmvPlan: format '") + Matrix::format_name + "' was built with " +
+              std::to_string(lanes) + " lanes per row; its vector kernel runs that many, not " +
+              std::to_string(o.vector_length) + " (set vector_length 0 or " + std::to_string(lanes) + ")");
+        }
+        o.vector_length = lanes;
+        // entries decoded together per lane: the thread-per-row rule, by the number of lanes
+        if (opts_.unroll <= 0)
+          unroll_ = impl::default_scalar_unroll(exec_, static_cast<long long>(A_.num_rows) * lanes);
+      }
+      shape_ = impl::vector_launch<Exec>(o, mean, scratch_ > 0);
       league_ = teams_of(shape_.rows_per_team);
       // never more threads than the kernel's registers allow
       switch (unroll_) {

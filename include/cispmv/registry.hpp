@@ -12,6 +12,7 @@
 #include "cispmv/formats/sliced_ell.hpp"
 #include "cispmv/impl/format_types.hpp"
 #include "cispmv/impl/kernels/common.hpp"
+#include "cispmv/impl/launch.hpp"
 #include "cispmv/options.hpp"
 
 #include <array>
@@ -35,12 +36,17 @@ struct FormatParams {
   std::size_t table_size = 65536;  ///< most values in csell's value table (1..65536)
   /// the order of csell's value table; automatic: by where it is built (the host, in build_format)
   ValueTableOrder table_order = ValueTableOrder::automatic;
+  /// csell's lanes per row; 0: impl::automatic_row_lanes for a GPU of gpu_threads thread slots
+  /// (one lane where there is none)
+  int row_lanes = 0;
+  long long gpu_threads = 0;  ///< thread slots of the GPU the format is for (0: a CPU)
 
   /// The parameters for formats built on the host to run on execution space Exec.
   template <class Exec>
   static FormatParams for_space() {
     FormatParams p;
     p.table_order = impl::default_table_order<Exec>();
+    if constexpr (impl::is_gpu_space_v<Exec>) p.gpu_threads = Exec().concurrency();
     return p;
   }
 };
@@ -145,7 +151,11 @@ auto build_format(const HostCsrMatrix<Scalar, int, Offset>& A, const FormatParam
     return params.boundary < 0 ? to_hybrid<std::uint16_t>(A) : to_hybrid<std::uint16_t>(A, params.boundary);
   } else {
     static_assert(F == Format::csell, "cispmv::build_format: a format of the registry has no builder");
-    return to_compressed_sell(A, params.slice_height, params.table_size, 0.5, std::size_t(1) << 22, params.table_order);
+    const int lanes = params.row_lanes > 0
+                          ? params.row_lanes
+                          : impl::automatic_row_lanes(A.num_rows, static_cast<double>(A.nnz()), params.gpu_threads);
+    return to_compressed_sell(A, params.slice_height, params.table_size, 0.5, std::size_t(1) << 22, params.table_order,
+                              lanes);
   }
 }
 

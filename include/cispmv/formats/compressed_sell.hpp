@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -44,6 +45,16 @@ namespace cispmv {
 ///   65,534. A gap wider than that is bridged by *jump* slots, `col_delta == 65,535` (`jump_delta`): the
 ///   column advances by 65,535 and the slot adds nothing. A row's gaps add up to less than num_cols, so
 ///   jumps add at most num_cols / 65,535 slots to a row (25 for the 1.66M-column H2O full CI).
+/// - Lanes per row (`row_lanes`, L: a power of two that divides slice_height, 1 by default). With
+///   L > 1 a row's entries of C are dealt to L lanes as Algorithm 7 deals them to a vector's lanes:
+///   lane j holds the row's entries j, j + L, j + 2L, ... (counted over the row's CSR entries). Each
+///   lane is a row of the layout above (its own first column, length, deltas and jumps), and the L
+///   lanes of row r are the layout rows r*L .. r*L + L-1, adjacent in one slice: so a slice holds
+///   slice_height / L rows, `first_col` and `row_length` have num_rows * L entries, and a warp of
+///   lanes reads consecutive 16-bit words at each step while its x gathers are a row's neighbouring
+///   columns. What it is for: matrices with too few rows to fill a GPU with a thread each
+///   (paper32k-1: 32K rows of ~950 entries); the kernel then reduces a row's lanes in registers
+///   (the vector shape, a vector of L lanes per row).
 /// - Values: `value_table(value_index(e))`. The table holds the most frequent values of the matrix, at
 ///   most 65,536 of them, bit-exact (0.0 and -0.0 are different entries; NaN payloads are kept), by
 ///   default most frequent first on GPUs and in the order the rows first use them on CPUs
@@ -53,8 +64,8 @@ namespace cispmv {
 ///   same sliced layout (10 bytes per nonzero instead of 4: only the columns compress).
 /// - R: `rest_row_ptr` / `rest_col_idx` / `rest_values`, CSR of every entry whose value is not in the
 ///   table.
-/// The product is exact up to summation order: each row adds its C entries in column order, then
-/// its R entries.
+/// The product is exact up to summation order: each lane of a row adds its C entries in column
+/// order, the row adds its lanes, then its R entries.
 template <class Scalar, class Ordinal = int, class Offset = std::size_t, class Device = Kokkos::DefaultExecutionSpace>
 struct CompressedSellMatrix : impl::FormatTypes<Scalar, Ordinal, Offset, Device> {
   using typename impl::FormatTypes<Scalar, Ordinal, Offset, Device>::device_type;
@@ -77,13 +88,14 @@ struct CompressedSellMatrix : impl::FormatTypes<Scalar, Ordinal, Offset, Device>
   Ordinal num_rows = 0;
   Ordinal num_cols = 0;
   Ordinal slice_height = default_slice_height;
+  Ordinal row_lanes = 1;           ///< lanes per row (a power of two dividing slice_height)
   std::size_t num_nonzeros = 0;    ///< entries of C and R, without padding
   std::size_t compressed_nnz = 0;  ///< entries of C (jump slots not counted)
   slice_ptr_type slice_ptr;        ///< num_slices + 1 offsets into col_delta / value_index
-  compact_view col_delta;          ///< gap to the previous entry of C in the row (0 for the first, and padding)
+  compact_view col_delta;          ///< gap to the previous entry of C in the lane (0 for the first, and padding)
   compact_view value_index;        ///< index into value_table (0 in padding)
-  ordinal_view first_col;          ///< column of each row's first entry of C (0 for a row without any)
-  ordinal_view row_length;         ///< entries of C per row
+  ordinal_view first_col;          ///< column of each lane's first entry of C (0 for a lane without any)
+  ordinal_view row_length;         ///< slots of C (entries and jumps) per lane, num_rows * row_lanes
   bool uses_table = true;          ///< values through value_table (else inline_values)
   values_type value_table;         ///< the distinct values C refers to (order: ValueTableOrder)
   values_type inline_values;       ///< without a table: the values, laid out as col_delta
@@ -93,6 +105,13 @@ struct CompressedSellMatrix : impl::FormatTypes<Scalar, Ordinal, Offset, Device>
 
   KOKKOS_INLINE_FUNCTION std::size_t nnz() const { return num_nonzeros; }
   KOKKOS_INLINE_FUNCTION Ordinal num_slices() const { return static_cast<Ordinal>(slice_ptr.extent(0)) - 1; }
+  /// Rows of the layout: num_rows * row_lanes lanes.
+  KOKKOS_INLINE_FUNCTION Ordinal num_lanes() const { return num_rows * row_lanes; }
+  /// The slot of lane `lane`'s first entry; its k-th is slice_height * k further.
+  KOKKOS_INLINE_FUNCTION Offset lane_start(const Ordinal lane) const {
+    const Ordinal s = lane / slice_height;
+    return slice_ptr(s) + static_cast<Offset>(lane - s * slice_height);
+  }
   std::size_t rest_nnz() const { return rest_values.extent(0); }
 
   /// The same matrix with every View replaced by f(View) (see CsrMatrix::map_views).
@@ -102,6 +121,7 @@ struct CompressedSellMatrix : impl::FormatTypes<Scalar, Ordinal, Offset, Device>
     out.num_rows = num_rows;
     out.num_cols = num_cols;
     out.slice_height = slice_height;
+    out.row_lanes = row_lanes;
     out.num_nonzeros = num_nonzeros;
     out.compressed_nnz = compressed_nnz;
     out.uses_table = uses_table;
@@ -288,11 +308,13 @@ struct CompressedSellEncoder {
   Ordinal row_offset = 0;
   unsigned long long position_offset = 0;
 
-  /// f(k, kept, jumps before it, its delta after the jumps, table index) for every entry of row r.
+  /// f(k, kept, jumps before it, its delta after the jumps, table index) for the entries of row r
+  /// that lane `lane` of `lanes` holds: the row's CSR entries lane, lane + lanes, ... in order.
   template <class F>
-  KOKKOS_INLINE_FUNCTION void for_each_entry(const Ordinal r, F&& f) const {
+  KOKKOS_INLINE_FUNCTION void for_each_entry(const Ordinal r, const Ordinal lane, const Ordinal lanes, F&& f) const {
     std::int64_t previous = -1;
-    for (Offset k = A.row_ptr(r); k < A.row_ptr(r + 1); ++k) {
+    const Offset end = A.row_ptr(r + 1);
+    for (Offset k = A.row_ptr(r) + static_cast<Offset>(lane); k < end; k += static_cast<Offset>(lanes)) {
       const std::int64_t c = A.col_idx(k);
       const std::int32_t slot = C.uses_table ? index.find(value_bits(A.values(k))) : 0;
       std::int64_t gap = previous < 0 ? 0 : c - previous;
@@ -308,51 +330,68 @@ struct CompressedSellEncoder {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(Count, const Ordinal r) const {
-    Ordinal kept = 0;
     Offset rest = 0;
-    bool first = true;
     const bool record = first_use.extent(0) > 0;
     const Ordinal row = r + row_offset;  // in C
-    for_each_entry(r, [&](Offset k, bool keep, std::int64_t jumps, std::int64_t, std::int32_t slot) {
-      if (!keep) {
-        ++rest;
-        return;
-      }
-      const auto at = static_cast<unsigned long long>(k) + position_offset;
-      if (record && first_use(slot) > at) Kokkos::atomic_fetch_min(&first_use(slot), at);  // rarely taken
-      if (first) C.first_col(row) = A.col_idx(k);
-      first = false;
-      kept += static_cast<Ordinal>(1 + jumps);
-    });
-    C.row_length(row) = kept;
+    const Ordinal lanes = C.row_lanes;
+    for (Ordinal lane = 0; lane < lanes; ++lane) {
+      Ordinal kept = 0;
+      bool first = true;
+      const Ordinal at_lane = row * lanes + lane;
+      C.first_col(at_lane) = 0;
+      for_each_entry(r, lane, lanes, [&](Offset k, bool keep, std::int64_t jumps, std::int64_t, std::int32_t slot) {
+        if (!keep) {
+          ++rest;
+          return;
+        }
+        const auto at = static_cast<unsigned long long>(k) + position_offset;
+        if (record && first_use(slot) > at) Kokkos::atomic_fetch_min(&first_use(slot), at);  // rarely taken
+        if (first) C.first_col(at_lane) = A.col_idx(k);
+        first = false;
+        kept += static_cast<Ordinal>(1 + jumps);
+      });
+      C.row_length(at_lane) = kept;
+    }
     rest_count(static_cast<std::size_t>(row) + 1) = rest;
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(Fill, const Ordinal r) const {
     const Ordinal row = r + row_offset;  // in C
-    const Ordinal s = row / C.slice_height;
+    const Ordinal lanes = C.row_lanes;
     const Offset step = static_cast<Offset>(C.slice_height);
-    Offset at = C.slice_ptr(s) + static_cast<Offset>(row - s * C.slice_height);
     Offset rest_at = C.rest_row_ptr(row);
-    for_each_entry(r, [&](Offset k, bool keep, std::int64_t jumps, std::int64_t delta, std::int32_t slot) {
-      if (keep) {
-        for (std::int64_t j = 0; j < jumps; ++j) {  // value index / inline value stay 0
-          C.col_delta(at) = Matrix::jump_delta;
-          at += step;
-        }
-        C.col_delta(at) = static_cast<std::uint16_t>(delta);
-        if (C.uses_table) {
-          C.value_index(at) = static_cast<std::uint16_t>(slot);
-        } else {
-          C.inline_values(at) = A.values(k);
-        }
-        at += step;
-      } else {
+    const bool has_rest = C.rest_row_ptr(row + 1) > rest_at;
+    for (Ordinal lane = 0; lane < lanes; ++lane) {
+      Offset at = C.lane_start(row * lanes + lane);
+      for_each_entry(r, lane, lanes,
+                     [&](Offset k, bool keep, std::int64_t jumps, std::int64_t delta, std::int32_t slot) {
+                       if (keep) {
+                         for (std::int64_t j = 0; j < jumps; ++j) {  // value index / inline value stay 0
+                           C.col_delta(at) = Matrix::jump_delta;
+                           at += step;
+                         }
+                         C.col_delta(at) = static_cast<std::uint16_t>(delta);
+                         if (C.uses_table) {
+                           C.value_index(at) = static_cast<std::uint16_t>(slot);
+                         } else {
+                           C.inline_values(at) = A.values(k);
+                         }
+                         at += step;
+                       } else if (lanes == 1) {  // one lane meets R's entries in column order
+                         C.rest_col_idx(rest_at) = A.col_idx(k);
+                         C.rest_values(rest_at) = A.values(k);
+                         ++rest_at;
+                       }
+                     });
+    }
+    if (lanes > 1 && has_rest) {  // R in column order: the row's entries once more, as one lane
+      for_each_entry(r, 0, 1, [&](Offset k, bool keep, std::int64_t, std::int64_t, std::int32_t) {
+        if (keep) return;
         C.rest_col_idx(rest_at) = A.col_idx(k);
         C.rest_values(rest_at) = A.values(k);
         ++rest_at;
-      }
-    });
+      });
+    }
   }
 };
 
@@ -374,7 +413,7 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell_by_bloc
     Ordinal num_rows, Ordinal num_cols, Ordinal block_rows,
     const std::function<CsrMatrix<Scalar, Ordinal, Offset, Device>(Ordinal, Ordinal)>& block, Ordinal slice_height = 32,
     std::size_t table_size = 65536, double min_table_coverage = 0.5, std::size_t max_samples = std::size_t(1) << 22,
-    ValueTableOrder table_order = ValueTableOrder::automatic) {
+    ValueTableOrder table_order = ValueTableOrder::automatic, Ordinal row_lanes = 1) {
   using Matrix = CompressedSellMatrix<Scalar, Ordinal, Offset, Device>;
   using Csr = CsrMatrix<Scalar, Ordinal, Offset, Device>;
   using Encoder = impl::CompressedSellEncoder<Scalar, Ordinal, Offset, Device>;
@@ -384,6 +423,16 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell_by_bloc
   if (slice_height <= 0) {
     throw std::invalid_argument("cispmv::to_compressed_sell: slice_height must be positive, got " +
                                 std::to_string(slice_height));
+  }
+  if (row_lanes < 1 || row_lanes > slice_height || (row_lanes & (row_lanes - 1)) != 0 ||
+      slice_height % row_lanes != 0) {
+    throw std::invalid_argument(
+        "cispmv::to_compressed_sell: row_lanes must be a power of two that divides slice_height (" +
+        std::to_string(slice_height) + "), got " + std::to_string(row_lanes));
+  }
+  if (static_cast<long long>(num_rows) * row_lanes > static_cast<long long>(std::numeric_limits<Ordinal>::max())) {
+    throw std::invalid_argument("cispmv::to_compressed_sell: " + std::to_string(num_rows) + " rows x " +
+                                std::to_string(row_lanes) + " lanes exceed the ordinal type's range");
   }
   if (table_size < 1 || table_size > Matrix::max_table_size) {
     throw std::invalid_argument("cispmv::to_compressed_sell: table_size must be in 1..65536, got " +
@@ -414,6 +463,7 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell_by_bloc
   C.num_rows = num_rows;
   C.num_cols = num_cols;
   C.slice_height = slice_height;
+  C.row_lanes = row_lanes;
   double coverage = 0.0;
   std::vector<Scalar> table;
   if (blocks == 1) {
@@ -439,8 +489,10 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell_by_bloc
   for (std::size_t i = 0; i < table.size(); ++i) keys[i] = impl::value_bits(table[i]);
 
   const std::size_t n = static_cast<std::size_t>(num_rows);
-  C.row_length = typename Matrix::ordinal_view(Kokkos::view_alloc("csell::row_length", Kokkos::WithoutInitializing), n);
-  C.first_col = typename Matrix::ordinal_view("csell::first_col", n);
+  const std::size_t n_lanes = n * static_cast<std::size_t>(row_lanes);
+  C.row_length =
+      typename Matrix::ordinal_view(Kokkos::view_alloc("csell::row_length", Kokkos::WithoutInitializing), n_lanes);
+  C.first_col = typename Matrix::ordinal_view("csell::first_col", n_lanes);
   Encoder encode{Csr{},
                  C,
                  impl::ValueIndexMap<typename Matrix::device_type>(keys),
@@ -488,11 +540,13 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell_by_bloc
   for (std::size_t i = 0; i < table.size(); ++i) table_host(i) = table[i];
   C.value_table = impl::mirror_to<Exec>(table_host);
 
-  // Slices sized by their longest row of C (offsets summed in 64 bits, then checked against Offset);
+  // Slices sized by their longest lane of C (offsets summed in 64 bits, then checked against Offset);
   // R's row pointer by prefix sum, in place.
-  const Ordinal num_slices = static_cast<Ordinal>((static_cast<long long>(num_rows) + slice_height - 1) / slice_height);
+  const Ordinal lanes_total = num_rows * row_lanes;
+  const Ordinal num_slices =
+      static_cast<Ordinal>((static_cast<long long>(lanes_total) + slice_height - 1) / slice_height);
   const auto row_length = C.row_length;
-  const Ordinal rows = num_rows;
+  const Ordinal rows = lanes_total;
   Kokkos::View<std::uint64_t*, Mem> slice_offsets("csell::slice_offsets", static_cast<std::size_t>(num_slices) + 1);
   std::uint64_t total = 0;
   Kokkos::parallel_scan(
@@ -560,64 +614,70 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell_by_bloc
 /// a CI Hamiltonian, ~95 % of its entries, are each sampled hundreds of times). `table_order`: the
 /// order of the table's values; automatic: the one for the space the matrix is encoded in (first
 /// use costs an atomic minimum per entry whose value's first use is not yet known, about one per
-/// table value).
+/// table value). `row_lanes`: lanes per row (CompressedSellMatrix::row_lanes; impl::automatic_row_lanes
+/// gives the one for a GPU).
 template <class Scalar, class Ordinal, class Offset, class Device>
 CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell(
     const CsrMatrix<Scalar, Ordinal, Offset, Device>& A, Ordinal slice_height = 32, std::size_t table_size = 65536,
     double min_table_coverage = 0.5, std::size_t max_samples = std::size_t(1) << 22,
-    ValueTableOrder table_order = ValueTableOrder::automatic) {
+    ValueTableOrder table_order = ValueTableOrder::automatic, Ordinal row_lanes = 1) {
   return to_compressed_sell_by_blocks<Scalar, Ordinal, Offset, Device>(
       A.num_rows, A.num_cols, std::max<Ordinal>(A.num_rows, 1), [&](Ordinal, Ordinal) { return A; }, slice_height,
-      table_size, min_table_coverage, max_samples, table_order);
+      table_size, min_table_coverage, max_samples, table_order, row_lanes);
 }
 
-/// Host CSR from Compressed Sliced ELLPACK: each row's entries of C and R merged back in column
-/// order. O(nnz), in parallel over rows.
+/// Host CSR from Compressed Sliced ELLPACK: each row's entries of C (from all its lanes) and R merged
+/// back in column order. O(nnz), in parallel over rows (with lanes, O(nnz log) by a sort per row).
 template <class Scalar, class Ordinal, class Offset>
 HostCsrMatrix<Scalar, Ordinal, Offset> to_csr(const CompressedSellMatrix<Scalar, Ordinal, Offset, HostExecSpace>& C) {
   const std::size_t n = static_cast<std::size_t>(C.num_rows);
   using M = CompressedSellMatrix<Scalar, Ordinal, Offset, HostExecSpace>;
   const Offset h = static_cast<Offset>(C.slice_height);
-  auto slot0 = [&](Ordinal r) {
-    const Ordinal s = r / C.slice_height;
-    return C.slice_ptr(s) + static_cast<Offset>(r - s * C.slice_height);
+  const Ordinal L = C.row_lanes;
+  // f(column, value) for each entry of C in lane `lane`, in its order
+  auto for_lane = [&](Ordinal lane, auto&& f) {
+    const Offset base = C.lane_start(lane);
+    Ordinal col = C.first_col(lane);
+    for (Offset i = 0; i < static_cast<Offset>(C.row_length(lane)); ++i) {
+      const std::uint16_t d = C.col_delta(base + i * h);
+      col += static_cast<Ordinal>(d);
+      if (d == M::jump_delta) continue;  // a jump slot: no entry
+      f(col, C.uses_table ? C.value_table(C.value_index(base + i * h)) : C.inline_values(base + i * h));
+    }
   };
   std::vector<Offset> ptr(n + 1, 0);
   for (std::size_t r = 0; r < n; ++r) {
     Offset entries = 0;
     const Ordinal ri = static_cast<Ordinal>(r);
-    for (Offset i = 0; i < static_cast<Offset>(C.row_length(ri)); ++i)
-      entries += C.col_delta(slot0(ri) + i * h) != M::jump_delta;
+    for (Ordinal j = 0; j < L; ++j) for_lane(ri * L + j, [&](Ordinal, Scalar) { ++entries; });
     ptr[r + 1] = ptr[r] + entries + (C.rest_row_ptr(ri + 1) - C.rest_row_ptr(ri));
   }
   HostCsrMatrix<Scalar, Ordinal, Offset> A("csr", C.num_rows, C.num_cols, ptr[n]);
   for (std::size_t r = 0; r <= n; ++r) A.row_ptr(r) = ptr[r];
   Kokkos::parallel_for(
       "cispmv::to_csr(csell)", Kokkos::RangePolicy<HostExecSpace>(0, C.num_rows), [&](const Ordinal r) {
-        const Ordinal s = r / C.slice_height;
-        const Offset base = C.slice_ptr(s) + static_cast<Offset>(r - s * C.slice_height);
-        const Offset length = static_cast<Offset>(C.row_length(r));
-        Offset i = 0, rest = C.rest_row_ptr(r), out = ptr[static_cast<std::size_t>(r)];
-        const Offset rest_end = C.rest_row_ptr(r + 1);
-        Ordinal col = C.first_col(r);
-        while (i < length || rest < rest_end) {
-          if (i < length && C.col_delta(base + i * h) == M::jump_delta) {  // a jump slot: no entry
-            col += static_cast<Ordinal>(M::jump_delta);
-            ++i;
-            continue;
+        const Offset begin = ptr[static_cast<std::size_t>(r)], end = ptr[static_cast<std::size_t>(r) + 1];
+        Offset out = begin;
+        for (Ordinal j = 0; j < L; ++j) {
+          for_lane(r * L + j, [&](Ordinal col, Scalar v) {
+            A.col_idx(out) = col;
+            A.values(out) = v;
+            ++out;
+          });
+        }
+        for (Offset k = C.rest_row_ptr(r); k < C.rest_row_ptr(r + 1); ++k, ++out) {
+          A.col_idx(out) = C.rest_col_idx(k);
+          A.values(out) = C.rest_values(k);
+        }
+        if (L > 1 || C.rest_row_ptr(r + 1) > C.rest_row_ptr(r)) {  // lanes and R interleave: sort by column
+          std::vector<std::pair<Ordinal, Scalar>> row;
+          row.reserve(static_cast<std::size_t>(end - begin));
+          for (Offset k = begin; k < end; ++k) row.emplace_back(A.col_idx(k), A.values(k));
+          std::sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+          for (Offset k = begin; k < end; ++k) {
+            A.col_idx(k) = row[static_cast<std::size_t>(k - begin)].first;
+            A.values(k) = row[static_cast<std::size_t>(k - begin)].second;
           }
-          const Ordinal c_col = i < length ? static_cast<Ordinal>(col + C.col_delta(base + i * h)) : 0;
-          if (i < length && (rest == rest_end || c_col < C.rest_col_idx(rest))) {
-            A.col_idx(out) = c_col;
-            A.values(out) = C.uses_table ? C.value_table(C.value_index(base + i * h)) : C.inline_values(base + i * h);
-            col = c_col;
-            ++i;
-          } else {
-            A.col_idx(out) = C.rest_col_idx(rest);
-            A.values(out) = C.rest_values(rest);
-            ++rest;
-          }
-          ++out;
         }
       });
   return A;

@@ -41,6 +41,21 @@ template <class Exec>
 int default_scalar_unroll(const Exec& exec, long long rows) {
   return rows >= 2LL * exec.concurrency() ? many_rows_scalar_unroll : few_rows_scalar_unroll;
 }
+/// csell's lanes per row (CompressedSellMatrix::row_lanes) for a matrix of `rows` rows and `nnz`
+/// entries on a GPU with `gpu_threads` thread slots (0: no GPU, one lane): one while a thread per row
+/// fills the slots twice (as for the unroll factor above), else the fewest lanes (a power of two) whose
+/// rows x lanes do, at most 32 (a warp) and at most mean row length / 8 (a lane keeps several entries
+/// to decode together).
+inline constexpr int max_row_lanes = 32;
+inline constexpr double min_entries_per_lane = 8.0;
+inline int automatic_row_lanes(long long rows, double nnz, long long gpu_threads) {
+  if (gpu_threads <= 0 || rows <= 0) return 1;
+  const double mean = nnz / static_cast<double>(rows);
+  int lanes = 1;
+  while (lanes < max_row_lanes && rows * lanes < 2 * gpu_threads && mean / (2 * lanes) >= min_entries_per_lane)
+    lanes *= 2;
+  return lanes;
+}
 /// Threads a GPU team may have (CUDA's block limit).
 inline constexpr int gpu_max_team_threads = 1024;
 /// Launch shape of the vector kernels for execution space Exec; `staged`: the hybrid kernel stages

@@ -42,6 +42,10 @@ struct SpmvFunctorBase {
   static constexpr bool prefers_vector_on_gpu = false;
   /// Kernels that take SpmvOptions::unroll (independent accumulators per lane) say so.
   static constexpr bool unrolled = false;
+  /// Vector kernels whose lanes per row are a property of the matrix, not a launch choice (csell's
+  /// row_lanes: the layout deals a row's entries to its lanes) say so: the plan takes the matrix's
+  /// and prefers the vector shape on GPUs exactly when that is more than one lane.
+  static constexpr bool vector_length_from_matrix = false;
   /// Kernels that can stage the reference part of x in team scratch memory say so.
   static constexpr bool can_stage_x = false;
   /// Scalar kernels that take SpmvOptions::unroll (entries decoded together per row) say so.

@@ -1,8 +1,10 @@
 #pragma once
-// The Compressed Sliced ELLPACK kernel: thread per row (consecutive rows on consecutive lanes, so
-// each step of a warp reads two 64-byte runs of 16-bit words), columns rebuilt from deltas in a
-// register, values looked up in the value table through the read-only cache (or read inline when
-// the matrix has no table), then the row's few entries of the rest R.
+// The Compressed Sliced ELLPACK kernel: thread per lane of the layout (consecutive lanes of a slice
+// on consecutive GPU lanes, so each step of a warp reads two 64-byte runs of 16-bit words), columns
+// rebuilt from deltas in a register, values looked up in the value table through the read-only
+// cache (or read inline when the matrix has no table), then the row's few entries of the rest R.
+// A matrix with one lane per row runs thread per row; with row_lanes L > 1, a vector of L lanes per
+// row (the vector shape) whose sums are reduced in registers.
 
 #include <Kokkos_Core.hpp>
 
@@ -18,7 +20,11 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
     : SpmvFunctorBase<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta> {
   using Matrix = CompressedSellMatrix<S, O, Off, D>;
   using Base = SpmvFunctorBase<Exec, Matrix, XView, YView, Beta>;
-  static constexpr bool has_vector_kernel = false;
+  /// The vector shape: a vector of A.row_lanes lanes per row (its length is the matrix's, see
+  /// vector_length_from_matrix), Unroll entries decoded together per lane.
+  static constexpr bool has_vector_kernel = true;
+  static constexpr bool vector_length_from_matrix = true;
+  static constexpr bool unrolled = true;
   static constexpr bool has_host_slice_kernel = true;
   static constexpr bool scalar_unrolled = true;
   static constexpr bool has_row_block_launch = true;
@@ -31,13 +37,46 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
   SpmvFunctor(const Matrix& A_, const XView& x_, const YView& y_, S alpha_, S beta_)
       : Base(A_, x_, y_, alpha_, beta_), table(A_.value_table) {}
 
+  /// Thread per row: the row's lanes one after the other, then its entries of R.
   KOKKOS_INLINE_FUNCTION void operator()(const O row) const {
+    const O lanes = this->A.row_lanes;
+    S sum = 0;
+    for (O j = 0; j < lanes; ++j) sum += lane_sum(row * lanes + j);
+    finish_row(row, sum);
+  }
+
+  /// Vector per row (A.row_lanes lanes, the team's vector length): each lane sums its lane of the
+  /// layout and its share of R (entries j, j + L, ...), the row's lanes are reduced in registers.
+  KOKKOS_INLINE_FUNCTION void operator()(const typename Base::team_member& team) const {
+    const Matrix& A = this->A;
+    const O lanes = A.row_lanes;
+    const O first = static_cast<O>(team.league_rank()) * this->rows_per_team;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, this->rows_per_team), [&](const O i) {
+      const O row = first + i;
+      if (row >= A.num_rows) return;
+      S sum = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::ThreadVectorRange(team, lanes),
+          [&](const O j, S& part) {
+            S s = lane_sum(row * lanes + j);
+            const Off rest_end = A.rest_row_ptr(row + 1);
+            for (Off k = A.rest_row_ptr(row) + static_cast<Off>(j); k < rest_end; k += static_cast<Off>(lanes))
+              s += A.rest_values(k) * this->x(A.rest_col_idx(k));
+            part += s;
+          },
+          sum);
+      Kokkos::single(Kokkos::PerThread(team), [&]() { this->update(row, sum); });
+    });
+  }
+
+  /// Lane `lane` of the layout: its entries of C, Unroll at a time.
+  KOKKOS_INLINE_FUNCTION S lane_sum(const O lane) const {
     const Matrix& A = this->A;
     const O h = A.slice_height;
-    const O s = row / h;
-    Off idx = A.slice_ptr(s) + static_cast<Off>(row - s * h);
-    const O length = A.row_length(row);
-    O col = A.first_col(row);
+    const O s = lane / h;
+    Off idx = A.slice_ptr(s) + static_cast<Off>(lane - s * h);
+    const O length = A.row_length(lane);
+    O col = A.first_col(lane);
     S sum = 0;
     // Unroll entries at a time (SpmvOptions::unroll, else impl::default_scalar_unroll: 8 or 2 by the
     // number of rows): their delta and index loads go out together, then their table and x gathers,
@@ -85,7 +124,7 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
         if (d != jump) sum += load_once(A.inline_values(idx)) * this->x(col);
       }
     }
-    finish_row(row, sum);
+    return sum;
   }
 
   /// Thread per row as blocks of consecutive rows (GPUs, SpmvOptions::rows_per_team).
@@ -94,18 +133,21 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
     if (row < this->A.num_rows) (*this)(row);
   }
 
-  /// The CPU shape: slice s, host_lanes rows at a time, entry k of each of them before entry k + 1.
-  /// The k-th entries of consecutive rows are adjacent (column-major slice), so each step reads
+  /// The CPU shape: slice s, host_lanes lanes at a time, entry k of each of them before entry k + 1.
+  /// The k-th entries of consecutive lanes are adjacent (column-major slice), so each step reads
   /// 2 x host_lanes consecutive 16-bit words and the slice streams through the cache once. Padding
-  /// (k >= a row's length) and jump slots are masked with a select, not a branch; padding's delta is
-  /// 0, so its column stays a valid one of the row (or 0) and its gathers stay in range.
+  /// (k >= a lane's length) and jump slots are masked with a select, not a branch; padding's delta is
+  /// 0, so its column stays a valid one of the row (or 0) and its gathers stay in range. A row's
+  /// lanes (A.row_lanes, all in one slice) are added up as they come.
   KOKKOS_INLINE_FUNCTION void operator()(SliceTag, const O s) const {
     const Matrix& A = this->A;
     const O h = A.slice_height;
-    const O first_row = s * h;
-    const O rows = A.num_rows - first_row < h ? A.num_rows - first_row : h;
+    const O first_row = s * h;  // the slice's first lane
+    const O rows = A.num_lanes() - first_row < h ? A.num_lanes() - first_row : h;
+    const O row_lanes = A.row_lanes;
     const Off base = A.slice_ptr(s);
     constexpr int L = host_lanes;
+    S carry = 0;  // the current row's lanes so far
     for (O l0 = 0; l0 < rows; l0 += L) {
       const int n = rows - l0 < L ? static_cast<int>(rows - l0) : L;
       O col[L], len[L];
@@ -122,7 +164,18 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
       } else {
         walk<false>(base + static_cast<Off>(l0), h, n, row_width, col, len, sum);
       }
-      for (int i = 0; i < n; ++i) finish_row(first_row + l0 + i, sum[i]);
+      for (int i = 0; i < n; ++i) {
+        const O lane = first_row + l0 + i;
+        if (row_lanes == 1) {
+          finish_row(lane, sum[i]);
+        } else {
+          carry += sum[i];
+          if ((lane + 1) % row_lanes == 0) {
+            finish_row(lane / row_lanes, carry);
+            carry = 0;
+          }
+        }
+      }
     }
   }
 
@@ -207,8 +260,12 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
   KOKKOS_INLINE_FUNCTION void operator()(SliceTag, const O s) const {
     const Matrix& A = this->A;
     const O h = A.slice_height;
-    const O first_row = s * h;
-    const O rows = A.num_rows - first_row < h ? A.num_rows - first_row : h;
+    const O first_row = s * h;  // the slice's first lane
+    const O rows = A.num_lanes() - first_row < h ? A.num_lanes() - first_row : h;
+    if (A.row_lanes > 1) {  // the slice's rows one by one, each entry decoded once for the K columns
+      for (O row = first_row / A.row_lanes; row < (first_row + rows) / A.row_lanes; ++row) (*this)(row);
+      return;
+    }
     constexpr int L = host_lanes;
     for (O l0 = 0; l0 < rows; l0 += L) {
       const int n = rows - l0 < L ? static_cast<int>(rows - l0) : L;
@@ -240,18 +297,26 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
   }
 
  private:
-  /// visit(value, column) for each entry of row `row`: its entries of C in column order, Unroll at a
-  /// time (their delta, index and table loads go out together, then their columns, then the visits,
-  /// so the gathers of X they make are independent), then its entries of R.
+  /// visit(value, column) for each entry of row `row`: its lanes' entries of C, lane by lane, each
+  /// lane's in column order, Unroll at a time (their delta, index and table loads go out together,
+  /// then their columns, then the visits, so the gathers of X they make are independent), then its
+  /// entries of R.
   template <int Unroll, class Visit>
   KOKKOS_FORCEINLINE_FUNCTION void walk_row(const O row, const Visit& visit) const {
+    const O lanes = this->A.row_lanes;
+    for (O j = 0; j < lanes; ++j) walk_lane<Unroll>(row * lanes + j, visit);
+    walk_rest(row, visit);
+  }
+  /// visit(value, column) for each entry of C in lane `lane` of the layout.
+  template <int Unroll, class Visit>
+  KOKKOS_FORCEINLINE_FUNCTION void walk_lane(const O lane, const Visit& visit) const {
     const Matrix& A = this->A;
     const O h = A.slice_height;
-    const O s = row / h;
+    const O s = lane / h;
     const Off step = static_cast<Off>(h);
-    Off idx = A.slice_ptr(s) + static_cast<Off>(row - s * h);
-    const O length = A.row_length(row);
-    O col = A.first_col(row);
+    Off idx = A.slice_ptr(s) + static_cast<Off>(lane - s * h);
+    const O length = A.row_length(lane);
+    O col = A.first_col(lane);
     O k = 0;
     for (; k + Unroll <= length; k += Unroll, idx += Unroll * step) {
       std::uint16_t d[Unroll];
@@ -273,7 +338,6 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
       if (d != Matrix::jump_delta)
         visit(A.uses_table ? table(load_once(A.value_index(idx))) : load_once(A.inline_values(idx)), col);
     }
-    walk_rest(row, visit);
   }
   /// visit(value, column) for each entry of row `row` of the rest R.
   template <class Visit>
