@@ -183,25 +183,32 @@ class Suite {
           F == Format::csell ? "/lanes:" + std::to_string(auto_lanes) : "",
           F == Format::csell ? csell_key(auto_lanes) : "");
     });
-    // csell with each other number of lanes per row in its vector shape (GPUs: where the rows x lanes
-    // stay within 8 times the thread slots and a lane keeps 4 or more entries), and the automatic
-    // lanes with each unroll factor
+    // csell with each other number of lanes per row in its vector shape (GPUs: lanes that keep 16 or
+    // more entries each; 2-8 where the rows fill the GPU twice), then the automatic lanes and its
+    // neighbours with each unroll factor and rows per team
     if (impl::is_gpu_space_v<Exec> && host_.num_rows > 0) {
       const double mean = static_cast<double>(host_.nnz()) / host_.num_rows;
-      for (int lanes = 2; lanes <= impl::max_row_lanes; lanes *= 2) {
-        if (lanes == auto_lanes || static_cast<double>(host_.num_rows) * lanes > 8.0 * space_params.gpu_threads ||
-            mean / lanes < 4)
-          continue;
+      const bool many_rows = host_.num_rows >= 2 * space_params.gpu_threads;
+      for (int lanes = 2; lanes <= (many_rows ? 8 : impl::max_row_lanes); lanes *= 2) {
+        if (lanes == auto_lanes || mean / lanes < 16) continue;
         add_format("csell", csell_with(lanes), {Kernel::vector}, {}, "/lanes:" + std::to_string(lanes),
                    csell_key(lanes));
       }
       if (auto_lanes > 1) {
-        for (int unroll : {1, 2, 4, 8}) {
-          SpmvOptions o{Kernel::vector};
-          o.unroll = unroll;
-          add_format("csell", csell_with(auto_lanes), {Kernel::vector}, o,
-                     "/lanes:" + std::to_string(auto_lanes) + "/unroll:" + std::to_string(unroll),
-                     csell_key(auto_lanes));
+        for (int lanes : {auto_lanes / 2, auto_lanes, 2 * auto_lanes}) {
+          if (lanes < 2 || lanes > impl::max_row_lanes) continue;
+          for (int unroll : {2, 4, 8}) {
+            for (int rows : {0, 8, 16, 32, 64}) {
+              if (rows * lanes > impl::gpu_max_team_threads) continue;
+              SpmvOptions o{Kernel::vector};
+              o.unroll = unroll;
+              o.rows_per_team = rows;
+              add_format("csell", csell_with(lanes), {Kernel::vector}, o,
+                         "/lanes:" + std::to_string(lanes) + "/unroll:" + std::to_string(unroll) +
+                             (rows > 0 ? "/rows_per_team:" + std::to_string(rows) : ""),
+                         csell_key(lanes));
+            }
+          }
         }
       }
     }

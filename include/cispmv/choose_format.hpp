@@ -57,8 +57,12 @@ namespace impl {
 /// perf/results/2026-11-23-debian-2core/): it is waiting on its gathers, not on memory.
 /// `values_inline`: csell without a value table (random values) has no table gathers and reaches 68 %
 /// of copy on 1M rows (H100, scaled-1048576, 2 entries per step; perf/results/2026-11-24-h100-session5/).
+/// `lanes` > 1: csell with several lanes per row (impl::automatic_row_lanes, for matrices whose rows
+/// leave a GPU's thread slots free), whose vector kernel does not depend on the row count: H200,
+/// 70 % of copy with values inline (paper32k-1, 8 lanes), 37 % with a table (frozen-core FCI, 4 lanes;
+/// perf/results/2026-11-24-h200-session8/).
 template <class Exec>
-double kernel_efficiency(Format f, double rows, bool values_inline = false) {
+double kernel_efficiency(Format f, double rows, bool values_inline = false, int lanes = 1) {
   if constexpr (is_gpu_space_v<Exec>) {
     const double parallel = std::min(1.0, rows / 3.0e5);
     switch (f) {
@@ -66,11 +70,14 @@ double kernel_efficiency(Format f, double rows, bool values_inline = false) {
       case Format::hybrid:
       case Format::hybrid16: return 0.6;
       case Format::sell: return 0.8 * parallel;
-      case Format::csell: return (values_inline ? 0.68 : 0.5) * parallel;
+      case Format::csell:
+        if (lanes > 1) return values_inline ? 0.70 : 0.37;
+        return (values_inline ? 0.68 : 0.5) * parallel;
       default: return 0.5;
     }
   } else {
     (void)values_inline;
+    (void)lanes;
     switch (f) {
       case Format::csr: return 0.85;
       case Format::sell: return 0.3;
@@ -98,14 +105,20 @@ double conversion_reads(Format f) {
 }
 
 /// Slots of a sliced layout (Sliced ELLPACK, csell) with `slice_height` rows per slice, from a CSR row
-/// map in host memory: the sum over slices of height x the slice's longest row. O(rows).
+/// map in host memory: the sum over slices of height x the slice's longest row. O(rows). With `lanes`
+/// per row (csell's row_lanes) a slice holds slice_height / lanes rows, each dealt to its lanes.
 template <class RowPtr>
-double padded_slots(const RowPtr& row_ptr, long long num_rows, int slice_height) {
+double padded_slots(const RowPtr& row_ptr, long long num_rows, int slice_height, int lanes = 1) {
   double padded = 0;
-  for (long long first = 0; first < num_rows; first += slice_height) {
+  const long long rows_per_slice = std::max(1, slice_height / lanes);
+  for (long long first = 0; first < num_rows; first += rows_per_slice) {
     std::size_t width = 0;
-    const long long end = std::min<long long>(num_rows, first + slice_height);
-    for (long long r = first; r < end; ++r) width = std::max<std::size_t>(width, row_ptr(r + 1) - row_ptr(r));
+    const long long end = std::min<long long>(num_rows, first + rows_per_slice);
+    for (long long r = first; r < end; ++r) {
+      const std::size_t length = row_ptr(r + 1) - row_ptr(r);
+      width = std::max<std::size_t>(width,
+                                    (length + static_cast<std::size_t>(lanes) - 1) / static_cast<std::size_t>(lanes));
+    }
     padded += static_cast<double>(width) * slice_height;
   }
   return padded;
@@ -148,22 +161,29 @@ FormatChoice choose_format(const CsrMatrix<Scalar, int, Offset, Device>& A, int 
   const double vectors = sizeof(Scalar) * (static_cast<double>(A.num_cols) + rows);
   const auto row_ptr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.row_ptr);  // A may be on a GPU
   const double padded = impl::padded_slots(row_ptr, A.num_rows, slice_height);
+  // csell's lanes per row on this space (what build_format's automatic lanes give it)
+  long long gpu_threads = 0;
+  if constexpr (impl::is_gpu_space_v<Exec>) gpu_threads = Exec().concurrency();
+  int lanes = impl::automatic_row_lanes(A.num_rows, nnz, gpu_threads);
+  if (slice_height % lanes != 0) lanes = 1;  // a row's lanes must share a slice
+  const double csell_padded = lanes > 1 ? impl::padded_slots(row_ptr, A.num_rows, slice_height, lanes) : padded;
   double coverage = 0;
   const auto table =
       impl::frequent_values(A, CompressedSellMatrix<Scalar>::max_table_size, &coverage, std::size_t(1) << 20);
   const bool uses_table = coverage >= 0.5;
   const double entry = uses_table ? 4.0 : 2.0 + sizeof(Scalar);
   const double kept = uses_table ? coverage : 1.0;
-  const double csell = padded * kept * entry + (1 - kept) * nnz * (sizeof(Scalar) + sizeof(int)) + rows * 16 +
-                       (uses_table ? table.size() * sizeof(Scalar) : 0.0);
+  const double csell = csell_padded * kept * entry + (1 - kept) * nnz * (sizeof(Scalar) + sizeof(int)) +
+                       rows * 8 * (1 + lanes) + (uses_table ? table.size() * sizeof(Scalar) : 0.0);
 
   FormatChoice choice;
   choice.products = products;
   const double csr = nnz * (sizeof(Scalar) + sizeof(int)) + (rows + 1) * sizeof(Offset);
   auto add = [&](Format f, Kernel k, double bytes) {
-    choice.candidates.push_back({f, k, bytes + vectors,
-                                 impl::kernel_efficiency<Exec>(f, rows, f == Format::csell && !uses_table),
-                                 impl::conversion_reads<Exec>(f) * csr});
+    choice.candidates.push_back(
+        {f, k, bytes + vectors,
+         impl::kernel_efficiency<Exec>(f, rows, f == Format::csell && !uses_table, f == Format::csell ? lanes : 1),
+         impl::conversion_reads<Exec>(f) * csr});
   };
   add(Format::csr, impl::is_gpu_space_v<Exec> ? Kernel::vector : Kernel::scalar, csr);
   // the hybrid format stores the same entries (BOUNDARY <= the shortest row pads nothing); with fewer
@@ -179,7 +199,7 @@ FormatChoice choose_format(const CsrMatrix<Scalar, int, Offset, Device>& A, int 
   }
   add(Format::sell, Kernel::scalar,
       padded * (sizeof(Scalar) + sizeof(int)) + (padded / slice_height + 1) * sizeof(Offset));
-  add(Format::csell, Kernel::scalar, csell);
+  add(Format::csell, lanes > 1 ? Kernel::vector : Kernel::scalar, csell);
   std::stable_sort(
       choice.candidates.begin(), choice.candidates.end(),
       [products](const FormatEstimate& a, const FormatEstimate& b) { return a.cost(products) < b.cost(products); });

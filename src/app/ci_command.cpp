@@ -416,14 +416,27 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
         timer.reset();
         const auto C = allocating(
             "Compressed Sliced ELLPACK (estimated " + format_bytes(mem.converted) + ") beside the CSR Hamiltonian",
-            advice(options, space.max_level, mem.matrix), [&] { return to_compressed_sell(H_exec); });
+            advice(options, space.max_level, mem.matrix), [&] {
+              // lanes per row where the rows leave the GPU's thread slots free, for one root's
+              // single-vector products (several roots' block products take one lane per row)
+              long long gpu_threads = 0;
+              if constexpr (impl::is_gpu_space_v<Exec>) gpu_threads = Exec().concurrency();
+              const int lanes =
+                  options.roots == 1
+                      ? impl::automatic_row_lanes(H_exec.num_rows, static_cast<double>(H_exec.nnz()), gpu_threads)
+                      : 1;
+              return to_compressed_sell(H_exec, 32, 65536, 0.5, std::size_t(1) << 22, ValueTableOrder::automatic,
+                                        lanes);
+            });
         const double csr_bytes = static_cast<double>(allocated_bytes(H_exec));
         H_exec = {};
         timings.convert = timer.seconds();
         out << "converted to csell on " << Exec::name() << " in " << std::fixed << std::setprecision(3)
             << timings.convert << " s: " << format_bytes(static_cast<double>(allocated_bytes(C))) << " ("
             << std::setprecision(2) << static_cast<double>(allocated_bytes(C)) / csr_bytes << "x of CSR), "
-            << C.rest_nnz() << " entries outside the value table" << std::defaultfloat << std::endl;
+            << C.rest_nnz() << " entries outside the value table"
+            << (C.row_lanes > 1 ? ", " + std::to_string(C.row_lanes) + " lanes per row" : std::string())
+            << std::defaultfloat << std::endl;
         status = solve_and_report(C, diagonal, dump, options, timings, res, out);
       }
     } else {

@@ -42,18 +42,19 @@ int default_scalar_unroll(const Exec& exec, long long rows) {
   return rows >= 2LL * exec.concurrency() ? many_rows_scalar_unroll : few_rows_scalar_unroll;
 }
 /// csell's lanes per row (CompressedSellMatrix::row_lanes) for a matrix of `rows` rows and `nnz`
-/// entries on a GPU with `gpu_threads` thread slots (0: no GPU, one lane): one while a thread per row
-/// fills the slots twice (as for the unroll factor above), else the fewest lanes (a power of two) whose
-/// rows x lanes do, at most 32 (a warp) and at most mean row length / 8 (a lane keeps several entries
-/// to decode together).
+/// entries on a GPU with `gpu_threads` thread slots (0: no GPU, one lane). One where a thread per row
+/// fills the slots twice (as for the unroll factor above; H2O/6-31G all-electron FCI, 1.66M rows);
+/// else the most lanes (a power of two, at most 32) that keep >= 64 entries each on average. H200
+/// (perf/results/2026-11-24-h200-session8/): frozen-core FCI (245K rows of 406) 2 / 4 / 8 lanes 0.370 /
+/// 0.319 / 0.337 ms (thread per row 0.341); paper32k-1 (32K rows of 950) 4 / 8 / 16 / 32 lanes 0.176 /
+/// 0.117 / 0.124 / 0.136 ms (thread per row 0.326): the best keep ~100 entries per lane.
 inline constexpr int max_row_lanes = 32;
-inline constexpr double min_entries_per_lane = 8.0;
+inline constexpr double min_entries_per_lane = 64.0;
 inline int automatic_row_lanes(long long rows, double nnz, long long gpu_threads) {
-  if (gpu_threads <= 0 || rows <= 0) return 1;
+  if (gpu_threads <= 0 || rows <= 0 || rows >= 2 * gpu_threads) return 1;
   const double mean = nnz / static_cast<double>(rows);
   int lanes = 1;
-  while (lanes < max_row_lanes && rows * lanes < 2 * gpu_threads && mean / (2 * lanes) >= min_entries_per_lane)
-    lanes *= 2;
+  while (lanes < max_row_lanes && mean / (2 * lanes) >= min_entries_per_lane) lanes *= 2;
   return lanes;
 }
 /// Threads a GPU team may have (CUDA's block limit).

@@ -40,6 +40,10 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
   /// Thread per row: the row's lanes one after the other, then its entries of R.
   KOKKOS_INLINE_FUNCTION void operator()(const O row) const {
     const O lanes = this->A.row_lanes;
+    if (lanes == 1) {  // uniform over the matrix; the loop below cost this case 10-30 % on an H200
+      finish_row(row, lane_sum(row));
+      return;
+    }
     S sum = 0;
     for (O j = 0; j < lanes; ++j) sum += lane_sum(row * lanes + j);
     finish_row(row, sum);
