@@ -213,7 +213,7 @@ class Suite {
       }
     }
     // csell's thread-per-row kernel (one lane per row) with each unroll factor (GPUs;
-    // impl::default_scalar_unroll chooses 8 or 2 by the number of rows), one csell matrix for all of them
+    // impl::row_scalar_unroll is the default), one csell matrix for all of them
     if (impl::is_gpu_space_v<Exec>) {
       const auto add_csell = [&](const SpmvOptions& o, const std::string& tag) {
         add_format("csell", csell_with(1), {Kernel::scalar}, o, "/lanes:1" + tag, csell_key(1));

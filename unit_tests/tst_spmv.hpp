@@ -316,7 +316,7 @@ TYPED_TEST(SpmvTest, CompressedSellEveryUnrollMatchesHostOracle) {
       o.unroll = unroll;
       cispmv::test::expect_matches_oracle<TEST_EXECSPACE>(*M, A, o, Scalar(1.5), Scalar(-0.5), 67);
       const auto plan = make_spmv_plan(TEST_EXECSPACE(), to_device<TEST_EXECSPACE>(*M), o);
-      EXPECT_EQ(plan.unroll(), gpu ? (unroll > 0 ? unroll : impl::few_rows_scalar_unroll) : 1);  // 1,100 rows
+      EXPECT_EQ(plan.unroll(), gpu ? (unroll > 0 ? unroll : impl::row_scalar_unroll) : 1);
       EXPECT_EQ(plan.description().find("unroll") != std::string::npos, plan.unroll() > 1) << plan.description();
     }
     // GPUs: blocks of consecutive rows (1,100 rows: the last block is partial); the host ignores it
@@ -335,12 +335,12 @@ TYPED_TEST(SpmvTest, CompressedSellEveryUnrollMatchesHostOracle) {
     o.rows_per_team = 1025;
     EXPECT_THROW((void)make_spmv_plan(TEST_EXECSPACE(), to_device<TEST_EXECSPACE>(table), o), std::invalid_argument);
   }
-  // the automatic factor: many per thread while the rows leave thread slots free, few once they
-  // fill the execution space twice over
+  // the vector shape's automatic factor: many per thread while the lanes leave thread slots free, few
+  // once they fill the execution space twice over
   const TEST_EXECSPACE exec;
-  EXPECT_EQ(impl::default_scalar_unroll(exec, exec.concurrency()), impl::few_rows_scalar_unroll);
-  EXPECT_EQ(impl::default_scalar_unroll(exec, 2LL * exec.concurrency() - 1), impl::few_rows_scalar_unroll);
-  EXPECT_EQ(impl::default_scalar_unroll(exec, 2LL * exec.concurrency()), impl::many_rows_scalar_unroll);
+  EXPECT_EQ(impl::default_lanes_unroll(exec, exec.concurrency()), impl::few_lanes_unroll);
+  EXPECT_EQ(impl::default_lanes_unroll(exec, 2LL * exec.concurrency() - 1), impl::few_lanes_unroll);
+  EXPECT_EQ(impl::default_lanes_unroll(exec, 2LL * exec.concurrency()), impl::many_lanes_unroll);
 }
 
 // csell with several lanes per row (row_lanes): every kernel shape (the vector shape reduces a row's
@@ -377,6 +377,7 @@ TYPED_TEST(SpmvTest, CompressedSellLanesPerRowMatchHostOracle) {
       EXPECT_EQ(automatic.kernel(), gpu ? Kernel::vector : Kernel::scalar);  // the lanes' reduction on GPUs
       const auto vector = make_spmv_plan(Exec(), D, SpmvOptions{Kernel::vector});
       EXPECT_EQ(vector.vector_length(), gpu ? lanes : 1) << vector.description();
+      EXPECT_EQ(vector.unroll(), impl::default_lanes_unroll(Exec(), 700LL * lanes)) << vector.description();
       SpmvOptions wrong{Kernel::vector};
       wrong.vector_length = lanes == 32 ? 16 : 2 * lanes;
       try {

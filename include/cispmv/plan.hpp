@@ -250,7 +250,7 @@ class SpmvPlan {
         o.vector_length = lanes;
         // entries decoded together per lane: the thread-per-row rule, by the number of lanes
         if (opts_.unroll <= 0)
-          unroll_ = impl::default_scalar_unroll(exec_, static_cast<long long>(A_.num_rows) * lanes);
+          unroll_ = impl::default_lanes_unroll(exec_, static_cast<long long>(A_.num_rows) * lanes);
       }
       shape_ = impl::vector_launch<Exec>(o, mean, scratch_ > 0);
       league_ = teams_of(shape_.rows_per_team);
@@ -268,7 +268,7 @@ class SpmvPlan {
   // runs csell's slice shape, which has none)
   void plan_scalar_launch() {
     if constexpr (Functor<1>::scalar_unrolled && !scalar_runs_slices())
-      unroll_ = opts_.unroll > 0 ? opts_.unroll : impl::default_scalar_unroll(exec_, A_.num_rows);
+      unroll_ = opts_.unroll > 0 ? opts_.unroll : impl::row_scalar_unroll;
     if constexpr (Functor<1>::has_row_block_launch && impl::is_gpu_space_v<Exec>) {
       if (opts_.rows_per_team > 0) {
         if (opts_.rows_per_team > impl::gpu_max_team_threads) {

@@ -29,17 +29,23 @@ inline constexpr int host_default_rows_per_team = 64;
 /// staged (H200 sweep, perf/results/: staged teams keep more rows in flight and need fewer).
 inline constexpr int default_unroll = 4;
 inline constexpr int default_staged_unroll = 2;
-/// Entries csell's thread-per-row kernel decodes together per row unless SpmvOptions::unroll says
-/// otherwise: 8 while the rows fill the GPU's thread slots less than twice (each thread needs many
-/// loads in flight), 2 when they fill them twice or more (loads in flight come from the threads, and
-/// fewer registers per thread). H100 (perf/results/2026-11-24-h100-session5/), unroll 8 / 2: frozen-core
-/// FCI (245K rows) 0.381 / 0.437 ms, paper32k-1 (32K) 0.342 / 0.504, all-electron FCI (1.66M) 3.26 /
-/// 3.26, scaled-1048576 (1M, values inline) 7.39 / 5.46.
-inline constexpr int few_rows_scalar_unroll = 8;
-inline constexpr int many_rows_scalar_unroll = 2;
+/// Entries csell's kernels decode together per lane of the layout unless SpmvOptions::unroll says
+/// otherwise.
+/// - Thread per row (one lane per row): 2. H100, 95b3018 (perf/results/2026-11-24-session8/), unroll
+///   2 / 8: frozen-core FCI 0.362 / 0.440 ms, paper32k-1 0.265 / 0.380, all-electron FCI 2.845 / 3.036.
+///   (Session 5's kernel, whose row sum and rest were one function, preferred 8 below 2x the thread
+///   slots; the kernel as it is now does not.)
+/// - The vector shape (several lanes per row, default_lanes_unroll): 8 while the lanes fill the GPU's
+///   thread slots less than twice (each thread needs many loads in flight), 2 when they fill them twice
+///   or more (loads in flight come from the threads, and fewer registers per thread). H100, 95b3018:
+///   paper32k-1 8 lanes (262K, 0.97x the slots) unroll 2 / 4 / 8 0.161 / 0.156 / 0.150 ms; frozen-core
+///   FCI 4 lanes (980K) 0.335 / 0.331 / 0.343.
+inline constexpr int row_scalar_unroll = 2;
+inline constexpr int few_lanes_unroll = 8;
+inline constexpr int many_lanes_unroll = 2;
 template <class Exec>
-int default_scalar_unroll(const Exec& exec, long long rows) {
-  return rows >= 2LL * exec.concurrency() ? many_rows_scalar_unroll : few_rows_scalar_unroll;
+int default_lanes_unroll(const Exec& exec, long long lanes) {
+  return lanes >= 2LL * exec.concurrency() ? many_lanes_unroll : few_lanes_unroll;
 }
 /// csell's lanes per row (CompressedSellMatrix::row_lanes) for a matrix of `rows` rows and `nnz`
 /// entries on a GPU with `gpu_threads` thread slots (0: no GPU, one lane). One where a thread per row
