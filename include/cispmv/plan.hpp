@@ -249,8 +249,7 @@ class SpmvPlan {
         }
         o.vector_length = lanes;
         // entries decoded together per lane: the thread-per-row rule, by the number of lanes
-        if (opts_.unroll <= 0)
-          unroll_ = impl::default_lanes_unroll(exec_, static_cast<long long>(A_.num_rows) * lanes);
+        if (opts_.unroll <= 0) unroll_ = impl::default_lanes_unroll(exec_, static_cast<long long>(A_.num_rows) * lanes);
       }
       shape_ = impl::vector_launch<Exec>(o, mean, scratch_ > 0);
       league_ = teams_of(shape_.rows_per_team);
