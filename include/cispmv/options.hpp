@@ -8,7 +8,8 @@ namespace cispmv {
 
 /// Which kernel shape spmv runs.
 enum class Kernel {
-  automatic,  ///< vector per row on GPUs for formats laid out for it (CSR, hybrid), else scalar
+  automatic,  ///< vector per row on GPUs for formats laid out for it (CSR, hybrid, csell with row_lanes > 1), else
+              ///< scalar
   scalar,     ///< thread per row (paper, Algorithms 1-5)
   vector      ///< vector (warp on CUDA) per row (paper, Algorithm 7)
 };
@@ -45,7 +46,7 @@ enum class BlockShape {
 struct SpmvOptions {
   Kernel kernel = Kernel::automatic;
   int rows_per_team = 0;  ///< rows a team works on (the paper's block-size study)
-  int vector_length = 0;  ///< lanes per row (power of two <= 32; 32 = a CUDA warp)
+  int vector_length = 0;  ///< lanes per row (power of two <= 32; 32 = a CUDA warp; csell: its row_lanes)
   /// Independent accumulators per lane of the CSR / hybrid vector kernels, and entries the csell
   /// scalar kernel decodes together per row (1, 2, 4, 8).
   int unroll = 0;

@@ -60,7 +60,8 @@ inline void check_options(const SpmvOptions& opts) {
 /// `Exec`, planned once.
 ///
 /// The constructor validates the options and resolves every automatic choice: the kernel shape
-/// (Kernel::automatic: vector per row on GPUs for CSR and the hybrid format, else thread per row),
+/// (Kernel::automatic: vector per row on GPUs for CSR, the hybrid format and csell built with several
+/// lanes per row, else thread per row),
 /// the vector launch shape (rows per team, team size clamped to what the kernel's registers allow,
 /// lanes per row), the unroll factor, and whether the hybrid kernel stages x's reference part in team
 /// scratch memory (and how many bytes). apply() then only checks the vector sizes and launches.
@@ -248,7 +249,7 @@ class SpmvPlan {
               std::to_string(o.vector_length) + " (set vector_length 0 or " + std::to_string(lanes) + ")");
         }
         o.vector_length = lanes;
-        // entries decoded together per lane: the thread-per-row rule, by the number of lanes
+        // entries decoded together per lane: by the number of lanes (impl::default_lanes_unroll)
         if (opts_.unroll <= 0) unroll_ = impl::default_lanes_unroll(exec_, static_cast<long long>(A_.num_rows) * lanes);
       }
       shape_ = impl::vector_launch<Exec>(o, mean, scratch_ > 0);

@@ -83,8 +83,7 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
     O col = A.first_col(lane);
     S sum = 0;
     // Unroll entries at a time (SpmvOptions::unroll, else impl::row_scalar_unroll or, in the vector
-    // shape, impl::default_lanes_unroll: 8 or 2 by the
-    // number of rows): their delta and index loads go out together, then their table and x gathers,
+    // shape, impl::default_lanes_unroll): their delta and index loads go out together, then their table and x gathers,
     // so each thread keeps several independent loads in flight (a row's columns form a chain of
     // additions, but the additions are cheap; the loads are what waits).
     constexpr O unroll = Unroll;
