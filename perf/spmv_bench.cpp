@@ -166,8 +166,8 @@ class Suite {
     const bool fits_16_bits = host_.num_cols <= 65535 || choose_boundary(host_).reference_width <= 65535;
     // csell's lanes per row for Exec (impl::automatic_row_lanes; 1 on CPUs), and a cache key per lanes
     const FormatParams space_params = FormatParams::for_space<Exec>();
-    const int auto_lanes =
-        impl::automatic_row_lanes(host_.num_rows, static_cast<double>(host_.nnz()), space_params.gpu_threads);
+    const int auto_lanes = impl::automatic_row_lanes(host_.num_rows, static_cast<double>(host_.nnz()),
+                                                     space_params.gpu_threads, space_params.slice_height);
     const auto csell_key = [](int lanes) { return "csell/lanes:" + std::to_string(lanes); };
     const auto csell_with = [this, space_params](int lanes) {
       FormatParams p = space_params;

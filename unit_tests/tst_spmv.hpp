@@ -403,6 +403,11 @@ TYPED_TEST(SpmvTest, CompressedSellLanesPerRowMatchHostOracle) {
   EXPECT_EQ(impl::automatic_row_lanes(32768, 32768.0 * 40, 270336), 1);  // short rows: one lane
   EXPECT_EQ(impl::automatic_row_lanes(32768, 32768.0 * 5000, 270336), 32);
   EXPECT_EQ(impl::automatic_row_lanes(1000, 1000.0 * 10, 270336), 1);
+  // a row's lanes share a slice: never more lanes than divide the slice height
+  EXPECT_EQ(impl::automatic_row_lanes(32768, 32768.0 * 5000, 270336, 16), 16);
+  EXPECT_EQ(impl::automatic_row_lanes(32768, 32768.0 * 5000, 270336, 24), 8);
+  EXPECT_EQ(impl::automatic_row_lanes(32768, 32768.0 * 5000, 270336, 7), 1);
+  EXPECT_EQ(impl::gpu_thread_slots<Exec>(), gpu ? static_cast<long long>(Exec().concurrency()) : 0LL);
 }
 
 }  // namespace

@@ -60,7 +60,7 @@ namespace impl {
 /// `lanes` > 1: csell with several lanes per row (impl::automatic_row_lanes, for matrices whose rows
 /// leave a GPU's thread slots free), whose vector kernel does not depend on the row count: H200,
 /// 70 % of copy with values inline (paper32k-1, 8 lanes), 37 % with a table (frozen-core FCI, 4 lanes;
-/// perf/results/2026-11-24-h200-session8/).
+/// perf/results/2026-11-24-session8/).
 template <class Exec>
 double kernel_efficiency(Format f, double rows, bool values_inline = false, int lanes = 1) {
   if constexpr (is_gpu_space_v<Exec>) {
@@ -162,10 +162,7 @@ FormatChoice choose_format(const CsrMatrix<Scalar, int, Offset, Device>& A, int 
   const auto row_ptr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.row_ptr);  // A may be on a GPU
   const double padded = impl::padded_slots(row_ptr, A.num_rows, slice_height);
   // csell's lanes per row on this space (what build_format's automatic lanes give it)
-  long long gpu_threads = 0;
-  if constexpr (impl::is_gpu_space_v<Exec>) gpu_threads = Exec().concurrency();
-  int lanes = impl::automatic_row_lanes(A.num_rows, nnz, gpu_threads);
-  if (slice_height % lanes != 0) lanes = 1;  // a row's lanes must share a slice
+  const int lanes = impl::automatic_row_lanes(A.num_rows, nnz, impl::gpu_thread_slots<Exec>(), slice_height);
   const double csell_padded = lanes > 1 ? impl::padded_slots(row_ptr, A.num_rows, slice_height, lanes) : padded;
   double coverage = 0;
   const auto table =

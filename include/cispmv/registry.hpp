@@ -46,7 +46,7 @@ struct FormatParams {
   static FormatParams for_space() {
     FormatParams p;
     p.table_order = impl::default_table_order<Exec>();
-    if constexpr (impl::is_gpu_space_v<Exec>) p.gpu_threads = Exec().concurrency();
+    p.gpu_threads = impl::gpu_thread_slots<Exec>();
     return p;
   }
 };
@@ -151,9 +151,9 @@ auto build_format(const HostCsrMatrix<Scalar, int, Offset>& A, const FormatParam
     return params.boundary < 0 ? to_hybrid<std::uint16_t>(A) : to_hybrid<std::uint16_t>(A, params.boundary);
   } else {
     static_assert(F == Format::csell, "cispmv::build_format: a format of the registry has no builder");
-    const int lanes = params.row_lanes > 0
-                          ? params.row_lanes
-                          : impl::automatic_row_lanes(A.num_rows, static_cast<double>(A.nnz()), params.gpu_threads);
+    const int lanes = params.row_lanes > 0 ? params.row_lanes
+                                           : impl::automatic_row_lanes(A.num_rows, static_cast<double>(A.nnz()),
+                                                                       params.gpu_threads, params.slice_height);
     return to_compressed_sell(A, params.slice_height, params.table_size, 0.5, std::size_t(1) << 22, params.table_order,
                               lanes);
   }

@@ -419,12 +419,10 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
             advice(options, space.max_level, mem.matrix), [&] {
               // lanes per row where the rows leave the GPU's thread slots free, for one root's
               // single-vector products (several roots' block products take one lane per row)
-              long long gpu_threads = 0;
-              if constexpr (impl::is_gpu_space_v<Exec>) gpu_threads = Exec().concurrency();
-              const int lanes =
-                  options.roots == 1
-                      ? impl::automatic_row_lanes(H_exec.num_rows, static_cast<double>(H_exec.nnz()), gpu_threads)
-                      : 1;
+              const int lanes = options.roots == 1
+                                    ? impl::automatic_row_lanes(H_exec.num_rows, static_cast<double>(H_exec.nnz()),
+                                                                impl::gpu_thread_slots<Exec>())
+                                    : 1;
               return to_compressed_sell(H_exec, 32, 65536, 0.5, std::size_t(1) << 22, ValueTableOrder::automatic,
                                         lanes);
             });
