@@ -168,10 +168,14 @@ class Suite {
     const FormatParams space_params = FormatParams::for_space<Exec>();
     const int auto_lanes = impl::automatic_row_lanes(host_.num_rows, static_cast<double>(host_.nnz()),
                                                      space_params.gpu_threads, space_params.slice_height);
-    const auto csell_key = [](int lanes) { return "csell/lanes:" + std::to_string(lanes); };
-    const auto csell_with = [this, space_params](int lanes) {
+    const auto sort_tag = [](int window) { return window > 1 ? "/sort:" + std::to_string(window) : std::string(); };
+    const auto csell_key = [sort_tag](int lanes, int window = 1) {
+      return "csell/lanes:" + std::to_string(lanes) + sort_tag(window);
+    };
+    const auto csell_with = [this, space_params](int lanes, int window = 1) {
       FormatParams p = space_params;
       p.row_lanes = lanes;
+      p.sort_window = window;
       return [this, p] { return build_format<Format::csell>(host_, p); };
     };
     for_each_format([&](auto id) {
@@ -183,6 +187,17 @@ class Suite {
           F == Format::csell ? "/lanes:" + std::to_string(auto_lanes) : "",
           F == Format::csell ? csell_key(auto_lanes) : "");
     });
+    // csell with its rows sorted longest first in windows (FormatParams::sort_window), the automatic
+    // lanes and, on GPUs, one lane; the kernel the plan chooses
+    std::vector<int> sorted_lanes{auto_lanes};
+    if (auto_lanes != 1) sorted_lanes.push_back(1);
+    for (int lanes : sorted_lanes) {
+      for (int window : {64, 256, 1024, 4096}) {
+        if (window < space_params.slice_height / lanes * 2) continue;  // a window of one slice sorts nothing
+        add_format("csell", csell_with(lanes, window), {Kernel::automatic}, {},
+                   "/lanes:" + std::to_string(lanes) + sort_tag(window), csell_key(lanes, window));
+      }
+    }
     // csell with each other number of lanes per row in its vector shape (GPUs: lanes that keep 16 or
     // more entries each; 2-8 where the rows fill the GPU twice), then the automatic lanes and its
     // neighbours with each unroll factor and rows per team

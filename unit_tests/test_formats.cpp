@@ -283,14 +283,15 @@ using namespace cispmv;
 
 /// rows x cols with `per_row` entries per row at random distinct columns, values drawn from
 /// `distinct` values (a CI matrix's few distinct integrals), sorted rows.
-HostCsr few_valued(int rows, int cols, int per_row, int distinct, std::uint64_t seed) {
+HostCsr few_valued(int rows, int cols, int per_row, int distinct, std::uint64_t seed, int spread = 0) {
   cispmv::test::Rng rng(seed);
   CooMatrix<double, int> coo;
   coo.num_rows = rows;
   coo.num_cols = cols;
   for (int r = 0; r < rows; ++r) {
     std::vector<int> picked;
-    while (static_cast<int>(picked.size()) < per_row) {
+    const int length = spread > 0 ? per_row - spread + rng.below(2 * spread + 1) : per_row;  // per_row +- spread
+    while (static_cast<int>(picked.size()) < length) {
       const int c = rng.below(cols);
       if (std::find(picked.begin(), picked.end(), c) == picked.end()) picked.push_back(c);
     }
@@ -390,10 +391,71 @@ TEST(CompressedSell, LanesPerRowDealTheRowsEntries) {
                std::invalid_argument);  // more lanes than a slice's rows
 }
 
+// Rows sorted longest first inside windows (sort_window, row_order): a permutation of each window,
+// longest first with ties in matrix order, layout row p holding matrix row row_order(p)'s entries;
+// the matrix round-trips exactly, no window takes more slots than none, and a bad window is refused.
+TEST(CompressedSell, RowsSortedInWindows) {
+  const HostCsr A = few_valued(333, 4000, 45, 500, 23, 45);  // 0-90 entries per row
+  for (int lanes : {1, 4}) {
+    const auto unsorted =
+        to_compressed_sell(A, 32, 65536, 0.5, std::size_t(1) << 22, ValueTableOrder::automatic, lanes);
+    EXPECT_EQ(unsorted.row_order.extent(0), 0u);
+    for (int window : {0, 1, 32 / lanes, 64, 4096}) {  // one slice, several, the whole matrix
+      SCOPED_TRACE(std::to_string(lanes) + " lanes, windows of " + std::to_string(window));
+      const auto C =
+          to_compressed_sell(A, 32, 65536, 0.5, std::size_t(1) << 22, ValueTableOrder::automatic, lanes, window);
+      expect_same_csr(to_csr(C), A);
+      EXPECT_LE(C.col_delta.extent(0), unsorted.col_delta.extent(0));
+      if (window <= 1) {
+        EXPECT_EQ(C.row_order.extent(0), 0u);
+        continue;
+      }
+      ASSERT_EQ(C.row_order.extent(0), static_cast<std::size_t>(A.num_rows));
+      std::vector<int> seen(static_cast<std::size_t>(A.num_rows), 0);
+      auto width = [&](int r) {  // the longest lane of matrix row r
+        const int length = static_cast<int>(A.row_ptr(r + 1) - A.row_ptr(r));
+        return (length + lanes - 1) / lanes;
+      };
+      for (int p = 0; p < A.num_rows; ++p) {
+        const int r = C.row_order(p);
+        ASSERT_EQ(r / window, p / window) << "layout row " << p << " holds row " << r << " of another window";
+        ++seen[static_cast<std::size_t>(r)];
+        if (p % window > 0) {  // longest first, ties in matrix order
+          const int q = C.row_order(p - 1);
+          ASSERT_TRUE(width(q) > width(r) || (width(q) == width(r) && q < r)) << "layout rows " << p - 1 << ", " << p;
+        }
+        const int length = static_cast<int>(A.row_ptr(r + 1) - A.row_ptr(r));
+        for (int j = 0; j < lanes && j < length; ++j) {
+          ASSERT_EQ(C.first_col(p * lanes + j), A.col_idx(A.row_ptr(r) + static_cast<std::size_t>(j)));
+          ASSERT_EQ(C.row_length(p * lanes + j), (length - j + lanes - 1) / lanes);
+        }
+      }
+      for (int r = 0; r < A.num_rows; ++r) {
+        ASSERT_EQ(seen[static_cast<std::size_t>(r)], 1) << "row " << r;
+      }
+      if (window > 32 / lanes) {
+        EXPECT_LT(C.col_delta.extent(0), unsorted.col_delta.extent(0));  // less padding
+      } else {
+        EXPECT_EQ(C.col_delta.extent(0), unsorted.col_delta.extent(0));  // a slice's rows among themselves
+      }
+    }
+  }
+  for (int bad : {-1, 4097, 48, 7}) {  // out of range, or not whole slices of 32 rows
+    try {
+      (void)to_compressed_sell(A, 32, 65536, 0.5, std::size_t(1) << 22, ValueTableOrder::automatic, 1, bad);
+      ADD_FAILURE() << "a window of " << bad << " rows was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("sort_window"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(std::to_string(bad)), std::string::npos) << e.what();
+    }
+  }
+}
+
 // A matrix that exists only as row blocks (a CI Hamiltonian whose CSR would not fit): the same
 // matrix, exactly, whatever the blocks; one block is to_compressed_sell itself.
 TEST(CompressedSell, RowBlocksEncodeTheSameMatrix) {
-  const HostCsr A = few_valued(333, 4000, 40, 500, 91);  // 500 values, a table of 64: some in the rest
+  const HostCsr A =
+      few_valued(333, 4000, 40, 500, 91, 30);  // 500 values, a table of 64: some in the rest; 10-70 per row
   auto rows = [&](int first, int end) {
     HostCsr B("block", end - first, A.num_cols, A.row_ptr(static_cast<std::size_t>(end)) - A.row_ptr(first));
     for (int r = first; r <= end; ++r) B.row_ptr(static_cast<std::size_t>(r - first)) = A.row_ptr(r) - A.row_ptr(first);
@@ -405,8 +467,10 @@ TEST(CompressedSell, RowBlocksEncodeTheSameMatrix) {
   };
   for (const int block : {1, 7, 32, 100, 333, 1000}) {
     for (const auto order : {ValueTableOrder::frequency, ValueTableOrder::first_use}) {
-      const int lanes = block == 7 || block == 333 ? 4 : 1;  // lanes per row, blocked and whole
-      SCOPED_TRACE("blocks of " + std::to_string(block) + " rows, " + std::to_string(lanes) + " lanes");
+      const int lanes = block == 7 || block == 333 ? 4 : 1;     // lanes per row, blocked and whole
+      const int window = block == 7 || block == 1000 ? 64 : 1;  // rows sorted across blocks, and in one
+      SCOPED_TRACE("blocks of " + std::to_string(block) + " rows, " + std::to_string(lanes) + " lanes, windows of " +
+                   std::to_string(window));
       int calls = 0;
       const auto C = to_compressed_sell_by_blocks<double, int, std::size_t, HostExecSpace>(
           A.num_rows, A.num_cols, block,
@@ -414,7 +478,7 @@ TEST(CompressedSell, RowBlocksEncodeTheSameMatrix) {
             ++calls;
             return rows(first, end);
           },
-          32, 64, 0.0, std::size_t(1) << 22, order, lanes);
+          32, 64, 0.0, std::size_t(1) << 22, order, lanes, window);
       const int blocks = (A.num_rows + block - 1) / block;
       EXPECT_EQ(calls, 2 * blocks + (blocks > 1 ? std::min(blocks, 8) : 1));  // count, fill, samples
       EXPECT_EQ(C.nnz(), A.nnz());
@@ -422,8 +486,10 @@ TEST(CompressedSell, RowBlocksEncodeTheSameMatrix) {
       EXPECT_GT(C.rest_nnz(), 0u);
       expect_same_csr(to_csr(C), A);
       if (block >= A.num_rows) {  // one block: to_compressed_sell's encoding, slot for slot
-        const auto W = to_compressed_sell(A, 32, 64, 0.0, std::size_t(1) << 22, order, lanes);
+        const auto W = to_compressed_sell(A, 32, 64, 0.0, std::size_t(1) << 22, order, lanes, window);
         ASSERT_EQ(W.col_delta.extent(0), C.col_delta.extent(0));
+        ASSERT_EQ(W.row_order.extent(0), C.row_order.extent(0));
+        for (std::size_t p = 0; p < W.row_order.extent(0); ++p) ASSERT_EQ(W.row_order(p), C.row_order(p));
         for (std::size_t e = 0; e < W.col_delta.extent(0); ++e) {
           ASSERT_EQ(W.col_delta(e), C.col_delta(e));
           ASSERT_EQ(W.value_index(e), C.value_index(e));

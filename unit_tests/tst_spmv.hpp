@@ -439,9 +439,10 @@ TYPED_TEST(SpmvTest, CompressedSellEncodedOnTheExecutionSpaceEqualsTheHostEncodi
     for (std::size_t table : {std::size_t(16), std::size_t(65536)}) {
       for (auto order : {ValueTableOrder::frequency, ValueTableOrder::first_use}) {
         const int lanes = order == ValueTableOrder::first_use ? 8 : 1;
-        const auto host = to_compressed_sell(*A, 32, table, 0.5, std::size_t(1) << 12, order, lanes);
-        const auto built =
-            to_compressed_sell(to_device<TEST_EXECSPACE>(*A), 32, table, 0.5, std::size_t(1) << 12, order, lanes);
+        const int window = table == 16 ? 64 : 1;  // rows sorted in windows, or not
+        const auto host = to_compressed_sell(*A, 32, table, 0.5, std::size_t(1) << 12, order, lanes, window);
+        const auto built = to_compressed_sell(to_device<TEST_EXECSPACE>(*A), 32, table, 0.5, std::size_t(1) << 12,
+                                              order, lanes, window);
         EXPECT_EQ(built.uses_table, host.uses_table);
         EXPECT_EQ(built.compressed_nnz, host.compressed_nnz);
         EXPECT_EQ(built.num_nonzeros, A->nnz());
@@ -455,6 +456,7 @@ TYPED_TEST(SpmvTest, CompressedSellEncodedOnTheExecutionSpaceEqualsTheHostEncodi
         expect_same_view(host.rest_row_ptr, built.rest_row_ptr, "rest_row_ptr");
         expect_same_view(host.rest_col_idx, built.rest_col_idx, "rest_col_idx");
         expect_same_view(host.rest_values, built.rest_values, "rest_values");
+        expect_same_view(host.row_order, built.row_order, "row_order");
         cispmv::test::expect_matches_oracle<TEST_EXECSPACE>(to_host(built), *A, SpmvOptions{}, Scalar(1), Scalar(0.5),
                                                             73);
       }
@@ -599,6 +601,46 @@ TYPED_TEST(SpmvTest, CompressedSellLanesPerRowSeveralVectors) {
         opts.block_shape = shape;
         for (int k : {2, 3, 8, 16, 21})
           expect_block_matches_oracle<TEST_EXECSPACE, Kokkos::LayoutRight>(C, A, opts, k, Scalar(1.5), Scalar(-0.5));
+      }
+    }
+  }
+}
+
+// csell with its rows sorted longest first in windows (row_order): every kernel shape writes each
+// layout row's sum to its matrix row (y updated in place for beta != 0), with a table, rows partly
+// in R, values inline, one lane and eight; and several vectors in every block shape.
+TYPED_TEST(SpmvTest, CompressedSellSortedRowsMatchHostOracle) {
+  using Scalar = TypeParam;
+  using Exec = TEST_EXECSPACE;
+  auto A = cispmv::test::random_irregular<Scalar>(700, 1300, 75, 60);
+  for (std::size_t k = 0; k < A.nnz(); ++k) {
+    A.values(k) = k % 50 == 7 ? Scalar(0.5) + static_cast<Scalar>(k) : Scalar(0.25) * static_cast<Scalar>(k % 9000);
+  }
+  for (int lanes : {1, 8}) {
+    for (int window : {64, 256}) {
+      SCOPED_TRACE(std::to_string(lanes) + " lanes per row, windows of " + std::to_string(window));
+      const auto order = ValueTableOrder::automatic;
+      const auto table = to_compressed_sell(A, 32, 65536, 0.0, std::size_t(1) << 22, order, lanes, window);
+      const auto rest = to_compressed_sell(A, 32, 2000, 0.0, std::size_t(1) << 22, order, lanes, window);
+      const auto inline_values = to_compressed_sell(A, 32, 16, 0.5, std::size_t(1) << 22, order, lanes, window);
+      ASSERT_EQ(table.row_order.extent(0), 700u);
+      ASSERT_GT(rest.rest_nnz(), A.nnz() / 2);
+      ASSERT_FALSE(inline_values.uses_table);
+      for (const auto* M : {&table, &rest, &inline_values}) {
+        for (Kernel kernel : {Kernel::automatic, Kernel::scalar, Kernel::vector}) {
+          for (int unroll : {0, 2}) {
+            SpmvOptions o{kernel};
+            o.unroll = unroll;
+            for (Scalar beta : {Scalar(0), Scalar(1), Scalar(-0.5)})
+              cispmv::test::expect_matches_oracle<Exec>(*M, A, o, Scalar(1.5), beta, 76);
+          }
+        }
+      }
+      for (BlockShape shape : {BlockShape::automatic, BlockShape::rows, BlockShape::lanes}) {
+        SpmvOptions opts;
+        opts.block_shape = shape;
+        for (int k : {2, 5, 8})
+          expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(table, A, opts, k, Scalar(1.5), Scalar(-0.5));
       }
     }
   }

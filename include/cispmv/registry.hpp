@@ -40,6 +40,9 @@ struct FormatParams {
   /// (one lane where there is none)
   int row_lanes = 0;
   long long gpu_threads = 0;  ///< thread slots of the GPU the format is for (0: a CPU)
+  /// csell's rows laid out longest first in windows of this many rows (CompressedSellMatrix::row_order;
+  /// 0 or 1: in matrix order)
+  int sort_window = 1;
 
   /// The parameters for formats built on the host to run on execution space Exec.
   template <class Exec>
@@ -155,7 +158,7 @@ auto build_format(const HostCsrMatrix<Scalar, int, Offset>& A, const FormatParam
                                            : impl::automatic_row_lanes(A.num_rows, static_cast<double>(A.nnz()),
                                                                        params.gpu_threads, params.slice_height);
     return to_compressed_sell(A, params.slice_height, params.table_size, 0.5, std::size_t(1) << 22, params.table_order,
-                              lanes);
+                              lanes, params.sort_window);
   }
 }
 

@@ -55,6 +55,13 @@ namespace cispmv {
 ///   columns. What it is for: matrices with too few rows to fill a GPU with a thread each
 ///   (paper32k-1: 32K rows of ~950 entries); the kernel then reduces a row's lanes in registers
 ///   (the vector shape, a vector of L lanes per row).
+/// - Rows sorted by length inside windows (`row_order`, SELL-C-sigma's sigma; empty by default: the
+///   matrix's order). A warp steps until the longest of its rows ends, so rows of different lengths
+///   in one slice leave lanes idle (paper32k-1, 8 lanes per row: 8.1 % of a warp's steps). With
+///   sort_window w > 1 (whole slices) the rows of each window [k*w, (k+1)*w) are laid out longest
+///   first (ties in matrix order), which never adds padding and takes the least a window allows: layout row p (its
+///   lanes, first column, length and R) is matrix row `row_order(p)`, and the kernels write y(row_order(p)); x is read
+///   as it is, so a row's gathers are unchanged and a warp's rows stay within one window of the matrix.
 /// - Values: `value_table(value_index(e))`. The table holds the most frequent values of the matrix, at
 ///   most 65,536 of them, bit-exact (0.0 and -0.0 are different entries; NaN payloads are kept), by
 ///   default most frequent first on GPUs and in the order the rows first use them on CPUs
@@ -99,9 +106,10 @@ struct CompressedSellMatrix : impl::FormatTypes<Scalar, Ordinal, Offset, Device>
   bool uses_table = true;          ///< values through value_table (else inline_values)
   values_type value_table;         ///< the distinct values C refers to (order: ValueTableOrder)
   values_type inline_values;       ///< without a table: the values, laid out as col_delta
-  slice_ptr_type rest_row_ptr;     ///< R: num_rows + 1 offsets
+  slice_ptr_type rest_row_ptr;     ///< R: num_rows + 1 offsets (by layout row)
   ordinal_view rest_col_idx;       ///< R: columns
   values_type rest_values;         ///< R: values
+  ordinal_view row_order;          ///< matrix row of each layout row; empty: the same (no sorting)
 
   KOKKOS_INLINE_FUNCTION std::size_t nnz() const { return num_nonzeros; }
   KOKKOS_INLINE_FUNCTION Ordinal num_slices() const { return static_cast<Ordinal>(slice_ptr.extent(0)) - 1; }
@@ -113,6 +121,10 @@ struct CompressedSellMatrix : impl::FormatTypes<Scalar, Ordinal, Offset, Device>
     return slice_ptr(s) + static_cast<Offset>(lane - s * slice_height);
   }
   std::size_t rest_nnz() const { return rest_values.extent(0); }
+  /// The matrix row (of y) that layout row `row` holds.
+  KOKKOS_INLINE_FUNCTION Ordinal row_of(const Ordinal row) const {
+    return row_order.extent(0) == 0 ? row : row_order(row);
+  }
 
   /// The same matrix with every View replaced by f(View) (see CsrMatrix::map_views).
   template <class OtherDevice, class F>
@@ -135,6 +147,7 @@ struct CompressedSellMatrix : impl::FormatTypes<Scalar, Ordinal, Offset, Device>
     out.rest_row_ptr = f(rest_row_ptr);
     out.rest_col_idx = f(rest_col_idx);
     out.rest_values = f(rest_values);
+    out.row_order = f(row_order);
     return out;
   }
 };
@@ -307,6 +320,9 @@ struct CompressedSellEncoder {
   /// number position_offset.
   Ordinal row_offset = 0;
   unsigned long long position_offset = 0;
+  /// With rows sorted in windows (sort_rows_in_windows): the layout row of each matrix row, where the
+  /// fill pass writes it (the count pass writes by matrix row). Empty: the same.
+  Kokkos::View<Ordinal*, typename Csr::device_type> position;
 
   /// f(k, kept, jumps before it, its delta after the jumps, table index) for the entries of row r
   /// that lane `lane` of `lanes` holds: the row's CSR entries lane, lane + lanes, ... in order.
@@ -356,7 +372,7 @@ struct CompressedSellEncoder {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(Fill, const Ordinal r) const {
-    const Ordinal row = r + row_offset;  // in C
+    const Ordinal row = position.extent(0) > 0 ? position(r + row_offset) : r + row_offset;  // in C
     const Ordinal lanes = C.row_lanes;
     const Offset step = static_cast<Offset>(C.slice_height);
     Offset rest_at = C.rest_row_ptr(row);
@@ -395,6 +411,68 @@ struct CompressedSellEncoder {
   }
 };
 
+/// Most rows a window of csell's row sort holds (sort_rows_in_windows ranks each row against its
+/// window: O(num_rows x window) work).
+inline constexpr int max_sort_window = 4096;
+
+/// Lays C's rows out longest first inside windows of `window` consecutive rows, ties in matrix order
+/// (CompressedSellMatrix::row_order). Called between the count and the fill pass of the encoder: it
+/// permutes what the count pass wrote by matrix row (each lane's first column and length, and the
+/// row's entries of R at rest_count(row + 1)) into layout order, sets C.row_order, and returns each
+/// matrix row's layout row (the fill pass's CompressedSellEncoder::position). A row's length is its
+/// longest lane's, the steps a warp takes for it. In parallel over rows, O(num_rows x window).
+template <class Scalar, class Ordinal, class Offset, class Device, class RestCount>
+Kokkos::View<Ordinal*, Device> sort_rows_in_windows(CompressedSellMatrix<Scalar, Ordinal, Offset, Device>& C,
+                                                    RestCount& rest_count, const Ordinal window) {
+  using Matrix = CompressedSellMatrix<Scalar, Ordinal, Offset, Device>;
+  using Exec = typename Matrix::execution_space;
+  using Rows = Kokkos::RangePolicy<Exec, Kokkos::IndexType<Ordinal>>;
+  const Ordinal n = C.num_rows;
+  const Ordinal L = C.row_lanes;
+  const auto length = C.row_length;
+  const auto first_col = C.first_col;
+  const auto rest = rest_count;
+  Kokkos::View<Ordinal*, Device> width(Kokkos::view_alloc("csell::row_width", Kokkos::WithoutInitializing), n);
+  Kokkos::parallel_for(
+      "cispmv::to_compressed_sell::row_width", Rows(0, n), KOKKOS_LAMBDA(const Ordinal r) {
+        Ordinal w = 0;
+        for (Ordinal j = 0; j < L; ++j) w = length(r * L + j) > w ? length(r * L + j) : w;
+        width(r) = w;
+      });
+  Kokkos::View<Ordinal*, Device> position(Kokkos::view_alloc("csell::position", Kokkos::WithoutInitializing), n);
+  Kokkos::View<Ordinal*, Device> order(Kokkos::view_alloc("csell::row_order", Kokkos::WithoutInitializing), n);
+  Kokkos::parallel_for(
+      "cispmv::to_compressed_sell::sort_windows", Rows(0, n), KOKKOS_LAMBDA(const Ordinal r) {
+        const Ordinal begin = r / window * window;
+        const Ordinal end = n - begin < window ? n : begin + window;
+        const Ordinal w = width(r);
+        Ordinal rank = 0;  // rows of the window laid out before r
+        for (Ordinal q = begin; q < end; ++q) rank += (width(q) > w || (width(q) == w && q < r)) ? 1 : 0;
+        position(r) = begin + rank;
+        order(begin + rank) = r;
+      });
+  const std::size_t n_lanes = static_cast<std::size_t>(n) * static_cast<std::size_t>(L);
+  typename Matrix::ordinal_view sorted_length(Kokkos::view_alloc("csell::row_length", Kokkos::WithoutInitializing),
+                                              n_lanes);
+  typename Matrix::ordinal_view sorted_first(Kokkos::view_alloc("csell::first_col", Kokkos::WithoutInitializing),
+                                             n_lanes);
+  RestCount sorted_rest("csell::rest_row_ptr", static_cast<std::size_t>(n) + 1);
+  Kokkos::parallel_for(
+      "cispmv::to_compressed_sell::permute_rows", Rows(0, n), KOKKOS_LAMBDA(const Ordinal p) {
+        const Ordinal r = order(p);
+        for (Ordinal j = 0; j < L; ++j) {
+          sorted_length(p * L + j) = length(r * L + j);
+          sorted_first(p * L + j) = first_col(r * L + j);
+        }
+        sorted_rest(static_cast<std::size_t>(p) + 1) = rest(static_cast<std::size_t>(r) + 1);
+      });
+  C.row_length = sorted_length;
+  C.first_col = sorted_first;
+  C.row_order = order;
+  rest_count = sorted_rest;
+  return position;
+}
+
 }  // namespace impl
 
 // ------------------------------------------------------------------------------ conversions
@@ -413,7 +491,7 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell_by_bloc
     Ordinal num_rows, Ordinal num_cols, Ordinal block_rows,
     const std::function<CsrMatrix<Scalar, Ordinal, Offset, Device>(Ordinal, Ordinal)>& block, Ordinal slice_height = 32,
     std::size_t table_size = 65536, double min_table_coverage = 0.5, std::size_t max_samples = std::size_t(1) << 22,
-    ValueTableOrder table_order = ValueTableOrder::automatic, Ordinal row_lanes = 1) {
+    ValueTableOrder table_order = ValueTableOrder::automatic, Ordinal row_lanes = 1, Ordinal sort_window = 1) {
   using Matrix = CompressedSellMatrix<Scalar, Ordinal, Offset, Device>;
   using Csr = CsrMatrix<Scalar, Ordinal, Offset, Device>;
   using Encoder = impl::CompressedSellEncoder<Scalar, Ordinal, Offset, Device>;
@@ -429,6 +507,13 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell_by_bloc
     throw std::invalid_argument(
         "cispmv::to_compressed_sell: row_lanes must be a power of two that divides slice_height (" +
         std::to_string(slice_height) + "), got " + std::to_string(row_lanes));
+  }
+  const Ordinal slice_rows = slice_height / row_lanes;  // a window is whole slices: sorting then never adds padding
+  if (sort_window < 0 || sort_window > impl::max_sort_window || (sort_window > 1 && sort_window % slice_rows != 0)) {
+    throw std::invalid_argument(
+        "cispmv::to_compressed_sell: sort_window must be 0 or 1 (rows in matrix order) or a multiple of the " +
+        std::to_string(slice_rows) + " rows of a slice up to " + std::to_string(impl::max_sort_window) + ", got " +
+        std::to_string(sort_window));
   }
   if (static_cast<long long>(num_rows) * row_lanes > static_cast<long long>(std::numeric_limits<Ordinal>::max())) {
     throw std::invalid_argument("cispmv::to_compressed_sell: " + std::to_string(num_rows) + " rows x " +
@@ -493,11 +578,10 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell_by_bloc
   C.row_length =
       typename Matrix::ordinal_view(Kokkos::view_alloc("csell::row_length", Kokkos::WithoutInitializing), n_lanes);
   C.first_col = typename Matrix::ordinal_view("csell::first_col", n_lanes);
-  Encoder encode{Csr{},
-                 C,
-                 impl::ValueIndexMap<typename Matrix::device_type>(keys),
-                 Kokkos::View<Offset*, Mem>("csell::rest_row_ptr", n + 1),
-                 {}};
+  Encoder encode;
+  encode.C = C;
+  encode.index = impl::ValueIndexMap<typename Matrix::device_type>(keys);
+  encode.rest_count = Kokkos::View<Offset*, Mem>("csell::rest_row_ptr", n + 1);
   if (table_order == ValueTableOrder::automatic) table_order = impl::default_table_order<Exec>();
   const bool by_first_use = table_order == ValueTableOrder::first_use && table.size() > 1;
   if (by_first_use) {
@@ -524,6 +608,7 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell_by_bloc
   }
   encode.A = Csr{};
   C.num_nonzeros = nnz_total;
+  if (sort_window > 1 && num_rows > 1) encode.position = impl::sort_rows_in_windows(C, encode.rest_count, sort_window);
   if (by_first_use) {  // the table in order of first use (values never used last, in frequency order)
     const auto first = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), encode.first_use);
     std::vector<std::size_t> order(table.size());
@@ -615,19 +700,22 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell_by_bloc
 /// order of the table's values; automatic: the one for the space the matrix is encoded in (first
 /// use costs an atomic minimum per entry whose value's first use is not yet known, about one per
 /// table value). `row_lanes`: lanes per row (CompressedSellMatrix::row_lanes; impl::automatic_row_lanes
-/// gives the one for a GPU).
+/// gives the one for a GPU). `sort_window`: rows laid out longest first inside windows of that many
+/// rows (CompressedSellMatrix::row_order; 0 or 1: in matrix order; else whole slices, a multiple of
+/// slice_height / row_lanes rows, at most impl::max_sort_window).
 template <class Scalar, class Ordinal, class Offset, class Device>
 CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell(
     const CsrMatrix<Scalar, Ordinal, Offset, Device>& A, Ordinal slice_height = 32, std::size_t table_size = 65536,
     double min_table_coverage = 0.5, std::size_t max_samples = std::size_t(1) << 22,
-    ValueTableOrder table_order = ValueTableOrder::automatic, Ordinal row_lanes = 1) {
+    ValueTableOrder table_order = ValueTableOrder::automatic, Ordinal row_lanes = 1, Ordinal sort_window = 1) {
   return to_compressed_sell_by_blocks<Scalar, Ordinal, Offset, Device>(
       A.num_rows, A.num_cols, std::max<Ordinal>(A.num_rows, 1), [&](Ordinal, Ordinal) { return A; }, slice_height,
-      table_size, min_table_coverage, max_samples, table_order, row_lanes);
+      table_size, min_table_coverage, max_samples, table_order, row_lanes, sort_window);
 }
 
 /// Host CSR from Compressed Sliced ELLPACK: each row's entries of C (from all its lanes) and R merged
-/// back in column order. O(nnz), in parallel over rows (with lanes, O(nnz log) by a sort per row).
+/// back in column order, rows in the matrix's order (row_order undone). O(nnz), in parallel over rows (with lanes,
+/// O(nnz log) by a sort per row).
 template <class Scalar, class Ordinal, class Offset>
 HostCsrMatrix<Scalar, Ordinal, Offset> to_csr(const CompressedSellMatrix<Scalar, Ordinal, Offset, HostExecSpace>& C) {
   const std::size_t n = static_cast<std::size_t>(C.num_rows);
@@ -645,18 +733,20 @@ HostCsrMatrix<Scalar, Ordinal, Offset> to_csr(const CompressedSellMatrix<Scalar,
       f(col, C.uses_table ? C.value_table(C.value_index(base + i * h)) : C.inline_values(base + i * h));
     }
   };
-  std::vector<Offset> ptr(n + 1, 0);
-  for (std::size_t r = 0; r < n; ++r) {
+  std::vector<Offset> ptr(n + 1, 0);  // by matrix row; layout row p is matrix row C.row_of(p)
+  for (std::size_t p = 0; p < n; ++p) {
     Offset entries = 0;
-    const Ordinal ri = static_cast<Ordinal>(r);
-    for (Ordinal j = 0; j < L; ++j) for_lane(ri * L + j, [&](Ordinal, Scalar) { ++entries; });
-    ptr[r + 1] = ptr[r] + entries + (C.rest_row_ptr(ri + 1) - C.rest_row_ptr(ri));
+    const Ordinal pi = static_cast<Ordinal>(p);
+    for (Ordinal j = 0; j < L; ++j) for_lane(pi * L + j, [&](Ordinal, Scalar) { ++entries; });
+    ptr[static_cast<std::size_t>(C.row_of(pi)) + 1] = entries + (C.rest_row_ptr(pi + 1) - C.rest_row_ptr(pi));
   }
+  for (std::size_t r = 0; r < n; ++r) ptr[r + 1] += ptr[r];
   HostCsrMatrix<Scalar, Ordinal, Offset> A("csr", C.num_rows, C.num_cols, ptr[n]);
   for (std::size_t r = 0; r <= n; ++r) A.row_ptr(r) = ptr[r];
   Kokkos::parallel_for(
       "cispmv::to_csr(csell)", Kokkos::RangePolicy<HostExecSpace>(0, C.num_rows), [&](const Ordinal r) {
-        const Offset begin = ptr[static_cast<std::size_t>(r)], end = ptr[static_cast<std::size_t>(r) + 1];
+        const std::size_t row = static_cast<std::size_t>(C.row_of(r));  // r: the layout row
+        const Offset begin = ptr[row], end = ptr[row + 1];
         Offset out = begin;
         for (Ordinal j = 0; j < L; ++j) {
           for_lane(r * L + j, [&](Ordinal col, Scalar v) {

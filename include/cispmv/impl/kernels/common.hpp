@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 namespace cispmv::impl {
 
@@ -30,6 +31,14 @@ struct LaneTag {
 /// How y is updated: compile-time, so the kernels carry no branch on beta (beta == 0 never reads
 /// y, so NaN in y is overwritten as BLAS requires).
 enum BetaCase : int { beta_zero = 0, beta_one = 1, beta_general = 2 };
+
+/// Formats that may lay their rows out in another order than the matrix's say so with
+/// `row_of(layout row)`, the matrix row (csell's row_order): the kernels walk layout rows and the y
+/// update writes the matrix row.
+template <class Matrix, class = void>
+struct has_row_order : std::false_type {};
+template <class Matrix>
+struct has_row_order<Matrix, std::void_t<decltype(std::declval<const Matrix&>().row_of(0))>> : std::true_type {};
 
 /// What every SpMV functor shares: operands, the y update, and the walk over a team's rows.
 template <class Exec, class Matrix, class XView, class YView, int Beta>
@@ -75,7 +84,18 @@ struct SpmvFunctorBase {
   SpmvFunctorBase(const Matrix& A_, const XView& x_, const YView& y_, value_type alpha_, value_type beta_)
       : A(A_), x(x_), y(y_), alpha(alpha_), beta(beta_) {}
 
-  KOKKOS_FORCEINLINE_FUNCTION void update(const ordinal_type row, const value_type sum) const {
+  /// The row of y that the kernels' row `row` (a row of the format's layout) is.
+  KOKKOS_FORCEINLINE_FUNCTION ordinal_type out_row(const ordinal_type row) const {
+    if constexpr (has_row_order<Matrix>::value) {
+      return A.row_of(row);
+    } else {
+      return row;
+    }
+  }
+
+  /// y(out_row(layout_row)) from the row's sum.
+  KOKKOS_FORCEINLINE_FUNCTION void update(const ordinal_type layout_row, const value_type sum) const {
+    const ordinal_type row = out_row(layout_row);
     if constexpr (Beta == beta_zero) {
       y(row) = alpha * sum;
     } else if constexpr (Beta == beta_one) {
@@ -212,7 +232,8 @@ struct SpmvBlockFunctorBase : SpmvFunctorBase<Exec, Matrix, XView, YView, beta_g
   }
 
   /// beta == 0 does not read Y (NaN there is overwritten, as BLAS requires).
-  KOKKOS_FORCEINLINE_FUNCTION void update(const ordinal_type row, const value_type* sum) const {
+  KOKKOS_FORCEINLINE_FUNCTION void update(const ordinal_type layout_row, const value_type* sum) const {
+    const ordinal_type row = this->out_row(layout_row);
     for (int j = 0; j < K; ++j) {
       if (j >= columns) continue;
       auto& yj = this->y(row, first + j);
@@ -221,8 +242,9 @@ struct SpmvBlockFunctorBase : SpmvFunctorBase<Exec, Matrix, XView, YView, beta_g
   }
 
   /// beta == 0 does not read Y. Column j of the launch (j < columns).
-  KOKKOS_FORCEINLINE_FUNCTION void update_column(const ordinal_type row, const int j, const value_type sum) const {
-    auto& yj = this->y(row, first + j);
+  KOKKOS_FORCEINLINE_FUNCTION void update_column(const ordinal_type layout_row, const int j,
+                                                 const value_type sum) const {
+    auto& yj = this->y(this->out_row(layout_row), first + j);
     yj = this->beta == value_type(0) ? this->alpha * sum : this->beta * yj + this->alpha * sum;
   }
 
