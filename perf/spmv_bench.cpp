@@ -168,11 +168,14 @@ class Suite {
     const FormatParams space_params = FormatParams::for_space<Exec>();
     const int auto_lanes = impl::automatic_row_lanes(host_.num_rows, static_cast<double>(host_.nnz()),
                                                      space_params.gpu_threads, space_params.slice_height);
-    const auto sort_tag = [](int window) { return window > 1 ? "/sort:" + std::to_string(window) : std::string(); };
-    const auto csell_key = [sort_tag](int lanes, int window = 1) {
+    // csell's sort window: -1 automatic (impl::automatic_sort_window, no tag), 1 "/sort:none"
+    const auto sort_tag = [](int window) {
+      return window < 0 ? std::string() : window <= 1 ? std::string("/sort:none") : "/sort:" + std::to_string(window);
+    };
+    const auto csell_key = [sort_tag](int lanes, int window = -1) {
       return "csell/lanes:" + std::to_string(lanes) + sort_tag(window);
     };
-    const auto csell_with = [this, space_params](int lanes, int window = 1) {
+    const auto csell_with = [this, space_params](int lanes, int window = -1) {
       FormatParams p = space_params;
       p.row_lanes = lanes;
       p.sort_window = window;
@@ -187,13 +190,16 @@ class Suite {
           F == Format::csell ? "/lanes:" + std::to_string(auto_lanes) : "",
           F == Format::csell ? csell_key(auto_lanes) : "");
     });
-    // csell with its rows sorted longest first in windows (FormatParams::sort_window), the automatic
-    // lanes and, on GPUs, one lane; the kernel the plan chooses
+    // csell with its rows in the matrix's order and sorted longest first in wider windows than the
+    // automatic one (FormatParams::sort_window), the automatic lanes and, on GPUs, one lane; the
+    // kernel the plan chooses
     std::vector<int> sorted_lanes{auto_lanes};
-    if (auto_lanes != 1) sorted_lanes.push_back(1);
+    if (auto_lanes != 1 && impl::is_gpu_space_v<Exec>) sorted_lanes.push_back(1);
     for (int lanes : sorted_lanes) {
-      for (int window : {64, 256, 1024, 4096}) {
-        if (window < space_params.slice_height / lanes * 2) continue;  // a window of one slice sorts nothing
+      const int automatic_window = impl::automatic_sort_window(space_params.slice_height, lanes);
+      for (int window : {1, 256, 1024, 4096}) {
+        if (lanes != auto_lanes && window == 1) continue;
+        if (window > 1 && (window <= automatic_window || window % (space_params.slice_height / lanes) != 0)) continue;
         add_format("csell", csell_with(lanes, window), {Kernel::automatic}, {},
                    "/lanes:" + std::to_string(lanes) + sort_tag(window), csell_key(lanes, window));
       }
@@ -321,10 +327,12 @@ class Suite {
   /// multivector layout) and, in CUDA builds, cuSPARSE SpMM (row- and column-major). Column j of X is
   /// (1 + j) x, so column j of Y must be (1 + j) times the host oracle's y. Counter ms_per_vector: the
   /// time of one product over k.
-  /// csell as the eigensolver builds it: one lane per row (the lane-per-column kernels' layout).
+  /// csell as the eigensolver builds it for several roots: one lane per row (the lane-per-column
+  /// kernels' layout), rows in the matrix's order.
   static FormatParams one_lane_csell() {
     FormatParams p = FormatParams::for_space<Exec>();
     p.row_lanes = 1;
+    p.sort_window = 1;  // in the matrix's order
     return p;
   }
   void register_blocks() {

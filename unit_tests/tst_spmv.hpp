@@ -318,6 +318,11 @@ TYPED_TEST(SpmvTest, CompressedSellEveryUnrollMatchesHostOracle) {
       const auto plan = make_spmv_plan(TEST_EXECSPACE(), to_device<TEST_EXECSPACE>(*M), o);
       EXPECT_EQ(plan.unroll(), gpu ? (unroll > 0 ? unroll : impl::row_scalar_unroll) : 1);
       EXPECT_EQ(plan.description().find("unroll") != std::string::npos, plan.unroll() > 1) << plan.description();
+      // GPUs: blocks of impl::gpu_row_block_rows consecutive rows unless asked otherwise
+      EXPECT_EQ(
+          plan.description().find(std::to_string(impl::gpu_row_block_rows) + " rows per block") != std::string::npos,
+          gpu)
+          << plan.description();
     }
     // GPUs: blocks of consecutive rows (1,100 rows: the last block is partial); the host ignores it
     for (int rows : {32, 96, 256, 1024}) {

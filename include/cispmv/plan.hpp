@@ -184,7 +184,8 @@ class SpmvPlan {
   BlockShape block_shape() const { return block_shape_; }
   /// Vector kernels: rows per team, rows a team works on concurrently, lanes per row; unroll factor
   /// (also csell's thread-per-row kernel on GPUs; 1 where a kernel has none). csell's thread-per-row
-  /// kernel launched as blocks of SpmvOptions::rows_per_team rows says so in description().
+  /// kernel, launched on GPUs as blocks of SpmvOptions::rows_per_team rows (0:
+  /// impl::gpu_row_block_rows), says so in description().
   int rows_per_team() const { return shape_.rows_per_team; }
   int team_size() const { return shape_.team_size; }
   int vector_length() const { return shape_.vector_length; }
@@ -270,16 +271,14 @@ class SpmvPlan {
     if constexpr (Functor<1>::scalar_unrolled && !scalar_runs_slices())
       unroll_ = opts_.unroll > 0 ? opts_.unroll : impl::row_scalar_unroll;
     if constexpr (Functor<1>::has_row_block_launch && impl::is_gpu_space_v<Exec>) {
-      if (opts_.rows_per_team > 0) {
-        if (opts_.rows_per_team > impl::gpu_max_team_threads) {
-          throw std::invalid_argument("cispmv::SpmvPlan: rows_per_team of " + std::string(Matrix::format_name) +
-                                      "'s thread-per-row kernel is one block of threads, at most " +
-                                      std::to_string(impl::gpu_max_team_threads) + "; got " +
-                                      std::to_string(opts_.rows_per_team));
-        }
-        row_block_ = opts_.rows_per_team;
-        league_ = teams_of(row_block_);
+      if (opts_.rows_per_team > impl::gpu_max_team_threads) {
+        throw std::invalid_argument("cispmv::SpmvPlan: rows_per_team of " + std::string(Matrix::format_name) +
+                                    "'s thread-per-row kernel is one block of threads, at most " +
+                                    std::to_string(impl::gpu_max_team_threads) + "; got " +
+                                    std::to_string(opts_.rows_per_team));
       }
+      row_block_ = opts_.rows_per_team > 0 ? opts_.rows_per_team : impl::gpu_row_block_rows;
+      league_ = teams_of(row_block_);
     }
   }
 
@@ -505,7 +504,7 @@ class SpmvPlan {
   BlockShape block_shape_ = BlockShape::rows;
   std::string label_, block_label_;
   impl::VectorLaunch shape_{1, 1, 1};
-  int row_block_ = 0;  ///< csell's thread-per-row kernel on GPUs: rows per block (0: a RangePolicy)
+  int row_block_ = 0;  ///< csell's thread-per-row kernel on GPUs: rows per block (0 elsewhere: a RangePolicy)
   int unroll_ = 1;
   int league_ = 0;
   std::size_t scratch_ = 0;

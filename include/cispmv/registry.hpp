@@ -41,8 +41,8 @@ struct FormatParams {
   int row_lanes = 0;
   long long gpu_threads = 0;  ///< thread slots of the GPU the format is for (0: a CPU)
   /// csell's rows laid out longest first in windows of this many rows (CompressedSellMatrix::row_order;
-  /// 0 or 1: in matrix order)
-  int sort_window = 1;
+  /// 0 or 1: in matrix order; -1: impl::automatic_sort_window)
+  int sort_window = -1;
 
   /// The parameters for formats built on the host to run on execution space Exec.
   template <class Exec>
@@ -157,8 +157,10 @@ auto build_format(const HostCsrMatrix<Scalar, int, Offset>& A, const FormatParam
     const int lanes = params.row_lanes > 0 ? params.row_lanes
                                            : impl::automatic_row_lanes(A.num_rows, static_cast<double>(A.nnz()),
                                                                        params.gpu_threads, params.slice_height);
+    const int window =
+        params.sort_window >= 0 ? params.sort_window : impl::automatic_sort_window(params.slice_height, lanes);
     return to_compressed_sell(A, params.slice_height, params.table_size, 0.5, std::size_t(1) << 22, params.table_order,
-                              lanes, params.sort_window);
+                              lanes, window);
   }
 }
 

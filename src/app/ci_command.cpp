@@ -417,14 +417,15 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
         const auto C = allocating(
             "Compressed Sliced ELLPACK (estimated " + format_bytes(mem.converted) + ") beside the CSR Hamiltonian",
             advice(options, space.max_level, mem.matrix), [&] {
-              // lanes per row where the rows leave the GPU's thread slots free, for one root's
-              // single-vector products (several roots' block products take one lane per row)
-              const int lanes = options.roots == 1
-                                    ? impl::automatic_row_lanes(H_exec.num_rows, static_cast<double>(H_exec.nnz()),
-                                                                impl::gpu_thread_slots<Exec>())
-                                    : 1;
-              return to_compressed_sell(H_exec, 32, 65536, 0.5, std::size_t(1) << 22, ValueTableOrder::automatic,
-                                        lanes);
+              // lanes per row where the rows leave the GPU's thread slots free, and rows sorted by
+              // length in windows, for one root's single-vector products (several roots' block
+              // products take one lane per row, in the matrix's order)
+              const bool one_root = options.roots == 1;
+              const int lanes = one_root ? impl::automatic_row_lanes(H_exec.num_rows, static_cast<double>(H_exec.nnz()),
+                                                                     impl::gpu_thread_slots<Exec>())
+                                         : 1;
+              return to_compressed_sell(H_exec, 32, 65536, 0.5, std::size_t(1) << 22, ValueTableOrder::automatic, lanes,
+                                        one_root ? impl::automatic_sort_window(32, lanes) : 1);
             });
         const double csr_bytes = static_cast<double>(allocated_bytes(H_exec));
         H_exec = {};

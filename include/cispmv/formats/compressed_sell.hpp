@@ -415,6 +415,19 @@ struct CompressedSellEncoder {
 /// window: O(num_rows x window) work).
 inline constexpr int max_sort_window = 4096;
 
+/// csell's automatic sort window: whole slices, at least default_sort_rows rows. H200, d745740
+/// (perf/results/2026-11-24-session9/), windows of 64 / 256 / 1,024 / 4,096 rows against none:
+/// paper32k-1 (8 lanes) 0.115 / 0.116 / 0.115 / 0.117 ms against 0.119; frozen-core FCI (4 lanes)
+/// 0.316 / 0.327 / 0.340 / 0.340 against 0.320; all-electron FCI (thread per row) 2.46 / 2.55 / 2.72 /
+/// 2.86 against 2.51. Wider windows remove more padding but spread a warp's rows, and their gathers
+/// of x, over more of a CI Hamiltonian's rows (which share columns with their neighbours).
+inline constexpr int default_sort_rows = 64;
+inline int automatic_sort_window(int slice_height, int row_lanes) {
+  const int slice_rows = std::max(1, slice_height / std::max(1, row_lanes));
+  const int window = (default_sort_rows + slice_rows - 1) / slice_rows * slice_rows;
+  return window <= max_sort_window ? window : 1;
+}
+
 /// Lays C's rows out longest first inside windows of `window` consecutive rows, ties in matrix order
 /// (CompressedSellMatrix::row_order). Called between the count and the fill pass of the encoder: it
 /// permutes what the count pass wrote by matrix row (each lane's first column and length, and the

@@ -77,6 +77,15 @@ long long gpu_thread_slots() {
 }
 /// Threads a GPU team may have (CUDA's block limit).
 inline constexpr int gpu_max_team_threads = 1024;
+/// Rows per block of csell's thread-per-row kernel on GPUs where SpmvOptions::rows_per_team is 0
+/// (a TeamPolicy of blocks of consecutive rows, not a RangePolicy). As a RangePolicy, Kokkos 3.4
+/// picks the block size by occupancy from the kernel's registers: 96 threads at 40 registers (unroll
+/// 2), 64 at 38 (unroll 1); scaled-1048576 ran at 6.33 ms with 96 (L1 hit rate 18 %) and 4.87 with
+/// 64 (49 %). H200, d745740 (perf/results/2026-11-24-session9/): blocks of 128 / 256 / 512 / 1,024
+/// rows, unroll 2: scaled-1048576 4.30 / 4.24 / 4.99 / 4.13 ms against 6.33 as a RangePolicy;
+/// all-electron FCI 2.68 / 2.54 / 4.10 / 2.63 against 2.52; frozen core 0.348 / 0.335 / 0.454 / 0.347
+/// against 0.336. 256 is the one that never loses more than 1 %.
+inline constexpr int gpu_row_block_rows = 256;
 /// Launch shape of the vector kernels for execution space Exec; `staged`: the hybrid kernel stages
 /// the reference part of x in scratch memory.
 /// GPU: `vector_length` lanes per row (32, a warp, unless the rows are short: then the smallest power
