@@ -234,7 +234,7 @@ class Suite {
       }
     }
     // csell's thread-per-row kernel (one lane per row) with each unroll factor (GPUs;
-    // impl::row_scalar_unroll is the default), one csell matrix for all of them
+    // 4 with a value table, 2 without is the default), one csell matrix for all of them
     if (impl::is_gpu_space_v<Exec>) {
       const auto add_csell = [&](const SpmvOptions& o, const std::string& tag) {
         add_format("csell", csell_with(1), {Kernel::scalar}, o, "/lanes:1" + tag, csell_key(1));

@@ -269,7 +269,7 @@ class SpmvPlan {
   // runs csell's slice shape, which has none)
   void plan_scalar_launch() {
     if constexpr (Functor<1>::scalar_unrolled && !scalar_runs_slices())
-      unroll_ = opts_.unroll > 0 ? opts_.unroll : impl::row_scalar_unroll;
+      unroll_ = opts_.unroll > 0 ? opts_.unroll : Functor<1>::default_scalar_unroll(A_);
     if constexpr (Functor<1>::has_row_block_launch && impl::is_gpu_space_v<Exec>) {
       if (opts_.rows_per_team > impl::gpu_max_team_threads) {
         throw std::invalid_argument("cispmv::SpmvPlan: rows_per_team of " + std::string(Matrix::format_name) +

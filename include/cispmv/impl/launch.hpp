@@ -31,16 +31,20 @@ inline constexpr int default_unroll = 4;
 inline constexpr int default_staged_unroll = 2;
 /// Entries csell's kernels decode together per lane of the layout unless SpmvOptions::unroll says
 /// otherwise.
-/// - Thread per row (one lane per row): 2. H100, 95b3018 (perf/results/2026-11-24-session8/), unroll
-///   2 / 8: frozen-core FCI 0.362 / 0.440 ms, paper32k-1 0.265 / 0.380, all-electron FCI 2.845 / 3.036.
-///   (Session 5's kernel, whose row sum and rest were one function, preferred 8 below 2x the thread
-///   slots; the kernel as it is now does not.)
+/// - Thread per row (one lane per row), launched as blocks of gpu_row_block_rows rows: 4 with a value
+///   table (row_scalar_table_unroll: each entry's value is a second dependent load, so more entries
+///   in flight pay), 2 with values inline (row_scalar_unroll). H200, 6e20f1e
+///   (perf/results/2026-11-24-session9/), unroll 1 / 2 / 4 / 8: all-electron FCI (table) 3.26 / 2.45 /
+///   2.27 / 2.82 ms; frozen-core FCI (table) 0.523 / 0.324 / 0.302 / 0.440; scaled-1048576 (inline)
+///   4.98 / 4.10 / 4.34 / 4.47; paper32k-1 (inline) 0.523 / 0.254 / 0.349 / 0.395. (As a RangePolicy,
+///   H100, 95b3018, unroll 2 won everywhere: session 8's rule.)
 /// - The vector shape (several lanes per row, default_lanes_unroll): 8 while the lanes fill the GPU's
 ///   thread slots less than twice (each thread needs many loads in flight), 2 when they fill them twice
 ///   or more (loads in flight come from the threads, and fewer registers per thread). H100, 95b3018:
 ///   paper32k-1 8 lanes (262K, 0.97x the slots) unroll 2 / 4 / 8 0.161 / 0.156 / 0.150 ms; frozen-core
 ///   FCI 4 lanes (980K) 0.335 / 0.331 / 0.343.
 inline constexpr int row_scalar_unroll = 2;
+inline constexpr int row_scalar_table_unroll = 4;
 inline constexpr int few_lanes_unroll = 8;
 inline constexpr int many_lanes_unroll = 2;
 template <class Exec>

@@ -57,8 +57,10 @@ struct SpmvFunctorBase {
   static constexpr bool vector_length_from_matrix = false;
   /// Kernels that can stage the reference part of x in team scratch memory say so.
   static constexpr bool can_stage_x = false;
-  /// Scalar kernels that take SpmvOptions::unroll (entries decoded together per row) say so.
+  /// Scalar kernels that take SpmvOptions::unroll (entries decoded together per row) say so, and
+  /// give their factor for matrix A where SpmvOptions::unroll is 0 (GPUs).
   static constexpr bool scalar_unrolled = false;
+  static int default_scalar_unroll(const Matrix&) { return 1; }
   /// Sliced formats whose scalar kernel has a CPU shape say so: operator()(SliceTag, slice) walks a
   /// whole slice with the loops interchanged (entry k of every row of the slice, then k + 1), so a
   /// CPU thread streams the slice's column-major block once, front to back, instead of striding

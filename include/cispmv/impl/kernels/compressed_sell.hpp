@@ -10,6 +10,7 @@
 
 #include "cispmv/formats/compressed_sell.hpp"
 #include "cispmv/impl/kernels/common.hpp"
+#include "cispmv/impl/launch.hpp"
 
 #include <cstdint>
 
@@ -27,6 +28,10 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
   static constexpr bool unrolled = true;
   static constexpr bool has_host_slice_kernel = true;
   static constexpr bool scalar_unrolled = true;
+  /// Thread per row: 4 entries in flight with a table, 2 with values inline (see impl::row_scalar_unroll).
+  static int default_scalar_unroll(const Matrix& A) {
+    return A.uses_table ? row_scalar_table_unroll : row_scalar_unroll;
+  }
   static constexpr bool has_row_block_launch = true;
   /// Rows of a slice the host shape carries at once (their columns and sums live in registers / L1).
   static constexpr int host_lanes = 8;
@@ -82,7 +87,7 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
     const O length = A.row_length(lane);
     O col = A.first_col(lane);
     S sum = 0;
-    // Unroll entries at a time (SpmvOptions::unroll, else impl::row_scalar_unroll or, in the vector
+    // Unroll entries at a time (SpmvOptions::unroll, else default_scalar_unroll or, in the vector
     // shape, impl::default_lanes_unroll): their delta and index loads go out together, then their table and x gathers,
     // so each thread keeps several independent loads in flight (a row's columns form a chain of
     // additions, but the additions are cheap; the loads are what waits).
