@@ -349,6 +349,17 @@ TYPED_TEST(SpmvTest, CompressedSellEveryUnrollMatchesHostOracle) {
   EXPECT_EQ(impl::default_lanes_unroll(exec, 2LL * exec.concurrency()), impl::many_lanes_unroll);
 }
 
+// 700 x 1300, ~60 entries per row of irregular lengths: most values repeat (a table covers them),
+// every 50th is unique (the rest R, or no table when the table is small).
+template <class Scalar>
+HostCsrMatrix<Scalar, int, std::size_t> csell_test_matrix(std::uint64_t seed) {
+  auto A = cispmv::test::random_irregular<Scalar>(700, 1300, seed, 60);
+  for (std::size_t k = 0; k < A.nnz(); ++k) {
+    A.values(k) = k % 50 == 7 ? Scalar(0.5) + static_cast<Scalar>(k) : Scalar(0.25) * static_cast<Scalar>(k % 9000);
+  }
+  return A;
+}
+
 // csell with several lanes per row (row_lanes): every kernel shape (the vector shape reduces a row's
 // lanes; thread per row and the host's slice shape add them one after the other) with each unroll
 // factor, a table, rows partly in the rest R (shared out over the lanes), values inline, and rows
@@ -356,10 +367,7 @@ TYPED_TEST(SpmvTest, CompressedSellEveryUnrollMatchesHostOracle) {
 TYPED_TEST(SpmvTest, CompressedSellLanesPerRowMatchHostOracle) {
   using Scalar = TypeParam;
   using Exec = TEST_EXECSPACE;
-  auto A = cispmv::test::random_irregular<Scalar>(700, 1300, 69, 60);
-  for (std::size_t k = 0; k < A.nnz(); ++k) {
-    A.values(k) = k % 50 == 7 ? Scalar(0.5) + static_cast<Scalar>(k) : Scalar(0.25) * static_cast<Scalar>(k % 9000);
-  }
+  const auto A = csell_test_matrix<Scalar>(69);
   const bool gpu = impl::is_gpu_space_v<Exec>;
   for (int lanes : {2, 4, 8, 16, 32}) {
     SCOPED_TRACE(std::to_string(lanes) + " lanes per row");
@@ -618,10 +626,7 @@ TYPED_TEST(SpmvTest, CompressedSellLanesPerRowSeveralVectors) {
 TYPED_TEST(SpmvTest, CompressedSellSortedRowsMatchHostOracle) {
   using Scalar = TypeParam;
   using Exec = TEST_EXECSPACE;
-  auto A = cispmv::test::random_irregular<Scalar>(700, 1300, 75, 60);
-  for (std::size_t k = 0; k < A.nnz(); ++k) {
-    A.values(k) = k % 50 == 7 ? Scalar(0.5) + static_cast<Scalar>(k) : Scalar(0.25) * static_cast<Scalar>(k % 9000);
-  }
+  const auto A = csell_test_matrix<Scalar>(75);
   for (int lanes : {1, 8}) {
     for (int window : {64, 256}) {
       SCOPED_TRACE(std::to_string(lanes) + " lanes per row, windows of " + std::to_string(window));
