@@ -26,27 +26,42 @@ libs=("$kokkos/lib/libkokkoscore.a" -ldl -lpthread)
 spmv_sources=("$top/src/spmv/io_matrix_market.cpp" "$top/src/spmv/io_binary.cpp" "$top/src/spmv/memory_budget.cpp")
 export OMP_NUM_THREADS=1 OMP_PROC_BIND=false ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1}
 status=0
+# build the three, then run them side by side (each single-threaded: SECONDS of wall time each, the
+# whole stage SECONDS long instead of 3 x SECONDS)
+corpus_of() { case $1 in matrix_market) echo mtx ;; binary) echo cispmv ;; fcidump) echo fcidump ;; esac; }
 for target in matrix_market binary fcidump; do
   case $target in
-    matrix_market) define=CISPMV_FUZZ_MATRIX_MARKET sources=("${spmv_sources[@]}") corpus=mtx ;;
-    binary) define=CISPMV_FUZZ_BINARY sources=("${spmv_sources[@]}") corpus=cispmv ;;
-    fcidump) define=CISPMV_FUZZ_FCIDUMP sources=("$top/src/ci/fcidump.cpp") corpus=fcidump ;;
+    matrix_market) define=CISPMV_FUZZ_MATRIX_MARKET sources=("${spmv_sources[@]}") ;;
+    binary) define=CISPMV_FUZZ_BINARY sources=("${spmv_sources[@]}") ;;
+    fcidump) define=CISPMV_FUZZ_FCIDUMP sources=("$top/src/ci/fcidump.cpp") ;;
   esac
-  exe="$out/fuzz_$target"
   echo "=== fuzz_$target: build"
-  "$cxx" "${flags[@]}" -D$define "$top/unit_tests/fuzz/fuzz_readers.cpp" "${sources[@]}" "${libs[@]}" -o "$exe"
+  "$cxx" "${flags[@]}" -D$define "$top/unit_tests/fuzz/fuzz_readers.cpp" "${sources[@]}" "${libs[@]}" -o "$out/fuzz_$target"
+done
+pids=()
+for target in matrix_market binary fcidump; do
+  corpus=$(corpus_of $target)
   work="$out/corpus-$target"
   rm -rf "$work" && mkdir -p "$work" && cp "$top/unit_tests/fuzz/corpus/$corpus"/* "$work"/
   echo "=== fuzz_$target: $seconds s on $(ls "$work" | wc -l) seed inputs"
-  if ! (cd "$out" && "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
-        -print_final_stats=1 "$work" 2>"$out/fuzz_$target.log"); then
+  (cd "$out" && "$out/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
+    -print_final_stats=1 "$work" 2>"$out/fuzz_$target.log") &
+  pids+=($!)
+done
+i=0
+for target in matrix_market binary fcidump; do
+  corpus=$(corpus_of $target)
+  work="$out/corpus-$target"
+  if ! wait "${pids[$i]}"; then
     echo "fuzz/run.sh: fuzz_$target FAILED; the end of its log ($out/fuzz_$target.log):" >&2
     tail -40 "$out/fuzz_$target.log" >&2
     ls "$out"/crash-* "$out"/leak-* "$out"/timeout-* "$out"/oom-* 2>/dev/null >&2 || true
     status=1
   else
+    echo -n "fuzz_$target: "
     grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$out/fuzz_$target.log" | tr '\n' ' '
     echo "new corpus entries: $(( $(ls "$work" | wc -l) - $(ls "$top/unit_tests/fuzz/corpus/$corpus" | wc -l) ))"
   fi
+  i=$((i + 1))
 done
 exit $status
