@@ -408,11 +408,12 @@ TYPED_TEST(SpmvTest, CompressedSellLanesPerRowMatchHostOracle) {
   // one lane: thread per row on GPUs, as before
   const auto one = to_device<Exec>(to_compressed_sell(A));
   EXPECT_EQ(make_spmv_plan(Exec(), one).kernel(), Kernel::scalar);
-  // the automatic lanes: one on a CPU and where the rows fill a GPU twice; else the most that keep
-  // 64 entries each, at most 32
+  // the automatic lanes: one on a CPU and where the rows fill half a GPU's thread slots; else the
+  // most that keep 64 entries each, at most 32
   EXPECT_EQ(impl::automatic_row_lanes(32768, 32768.0 * 950, 0), 1);
   EXPECT_EQ(impl::automatic_row_lanes(32768, 32768.0 * 950, 270336), 8);
-  EXPECT_EQ(impl::automatic_row_lanes(245025, 245025.0 * 406, 270336), 4);
+  EXPECT_EQ(impl::automatic_row_lanes(245025, 245025.0 * 406, 270336), 1);  // half the slots or more: one
+  EXPECT_EQ(impl::automatic_row_lanes(135167, 135167.0 * 406, 270336), 4);
   EXPECT_EQ(impl::automatic_row_lanes(1656369, 1.09e9, 270336), 1);
   EXPECT_EQ(impl::automatic_row_lanes(32768, 32768.0 * 40, 270336), 1);  // short rows: one lane
   EXPECT_EQ(impl::automatic_row_lanes(32768, 32768.0 * 5000, 270336), 32);

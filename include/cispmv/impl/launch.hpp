@@ -53,16 +53,17 @@ int default_lanes_unroll(const Exec& exec, long long lanes) {
 }
 /// csell's lanes per row (CompressedSellMatrix::row_lanes) for a matrix of `rows` rows and `nnz`
 /// entries on a GPU with `gpu_threads` thread slots (0: no GPU, one lane), in slices of `slice_height`
-/// rows of the layout (a row's lanes must divide it). One where a thread per row fills the slots twice
-/// (as for the unroll factor above; H2O/6-31G all-electron FCI, 1.66M rows); else the most lanes (a
-/// power of two, at most 32) that keep >= 64 entries each on average. H200
-/// (perf/results/2026-11-24-session8/): frozen-core FCI (245K rows of 406) 2 / 4 / 8 lanes 0.370 /
-/// 0.319 / 0.337 ms (thread per row 0.341); paper32k-1 (32K rows of 950) 4 / 8 / 16 / 32 lanes 0.176 /
-/// 0.117 / 0.124 / 0.136 ms (thread per row 0.326): the best keep ~100 entries per lane.
+/// rows of the layout (a row's lanes must divide it). One where a thread per row fills half the slots
+/// or more; else the most lanes (a power of two, at most 32) that keep >= 64 entries each on average.
+/// H200: paper32k-1 (32K rows of 950, 0.12x the slots) 4 / 8 / 16 / 32 lanes 0.176 / 0.117 / 0.124 /
+/// 0.136 ms, thread per row 0.326 (perf/results/2026-11-24-session8/): the best keep ~100 entries per
+/// lane. Frozen-core FCI (245K rows of 406, 0.91x the slots): 4 lanes 0.315 ms, thread per row (blocks
+/// of 256 rows, 4 entries in flight) 0.299-0.302 (perf/results/2026-11-24-session9/, 6f8e58f; with
+/// session 8's thread-per-row launch 4 lanes won, 0.319 against 0.341).
 inline constexpr int max_row_lanes = 32;
 inline constexpr double min_entries_per_lane = 64.0;
 inline int automatic_row_lanes(long long rows, double nnz, long long gpu_threads, int slice_height = 32) {
-  if (gpu_threads <= 0 || rows <= 0 || rows >= 2 * gpu_threads) return 1;
+  if (gpu_threads <= 0 || rows <= 0 || 2 * rows >= gpu_threads) return 1;
   const double mean = nnz / static_cast<double>(rows);
   int lanes = 1;
   while (lanes < max_row_lanes && slice_height % (2 * lanes) == 0 && mean / (2 * lanes) >= min_entries_per_lane)
