@@ -166,8 +166,7 @@ class Suite {
     const bool fits_16_bits = host_.num_cols <= 65535 || choose_boundary(host_).reference_width <= 65535;
     // csell's lanes per row for Exec (impl::automatic_row_lanes; 1 on CPUs), and a cache key per lanes
     const FormatParams space_params = FormatParams::for_space<Exec>();
-    const int auto_lanes = impl::automatic_row_lanes(host_.num_rows, static_cast<double>(host_.nnz()),
-                                                     space_params.gpu_threads, space_params.slice_height);
+    const int auto_lanes = impl::automatic_row_lanes(host_, space_params.gpu_threads, space_params.slice_height);
     // csell's sort window: -1 automatic (impl::automatic_sort_window, no tag), 1 "/sort:none"
     const auto sort_tag = [](int window) {
       return window < 0 ? std::string() : window <= 1 ? std::string("/sort:none") : "/sort:" + std::to_string(window);
@@ -190,16 +189,15 @@ class Suite {
           F == Format::csell ? "/lanes:" + std::to_string(auto_lanes) : "",
           F == Format::csell ? csell_key(auto_lanes) : "");
     });
-    // csell with its rows in the matrix's order and sorted longest first in wider windows than the
-    // automatic one (FormatParams::sort_window), the automatic lanes and, on GPUs, one lane; the
-    // kernel the plan chooses
+    // csell with its rows in the matrix's order and sorted longest first in windows of each width
+    // (FormatParams::sort_window; the automatic one is 64 rows with a table, 1,024 with values inline),
+    // the automatic lanes and, on GPUs, one lane; the kernel the plan chooses
     std::vector<int> sorted_lanes{auto_lanes};
     if (auto_lanes != 1 && impl::is_gpu_space_v<Exec>) sorted_lanes.push_back(1);
     for (int lanes : sorted_lanes) {
-      const int automatic_window = impl::automatic_sort_window(space_params.slice_height, lanes);
-      for (int window : {1, 256, 1024, 4096}) {
+      for (int window : {1, 64, 256, 1024, 4096}) {
         if (lanes != auto_lanes && window == 1) continue;
-        if (window > 1 && (window <= automatic_window || window % (space_params.slice_height / lanes) != 0)) continue;
+        if (window > 1 && window % (space_params.slice_height / lanes) != 0) continue;
         add_format("csell", csell_with(lanes, window), {Kernel::automatic}, {},
                    "/lanes:" + std::to_string(lanes) + sort_tag(window), csell_key(lanes, window));
       }
@@ -228,13 +226,19 @@ class Suite {
                          "/lanes:" + std::to_string(lanes) + "/unroll:" + std::to_string(unroll) +
                              (rows > 0 ? "/rows_per_team:" + std::to_string(rows) : ""),
                          csell_key(lanes));
+              if (rows == 0 && unroll >= 4) {  // values inline: the plain loop (SpmvOptions::loads_ahead)
+                o.loads_ahead = LoadsAhead::off;
+                add_format("csell", csell_with(lanes), {Kernel::vector}, o,
+                           "/lanes:" + std::to_string(lanes) + "/unroll:" + std::to_string(unroll) + "/ahead:off",
+                           csell_key(lanes));
+              }
             }
           }
         }
       }
     }
-    // csell's thread-per-row kernel (one lane per row) with each unroll factor (GPUs;
-    // 4 with a value table, 2 without is the default), one csell matrix for all of them
+    // csell's thread-per-row kernel (one lane per row) with each unroll factor (GPUs; 4 is the
+    // default), one csell matrix for all of them
     if (impl::is_gpu_space_v<Exec>) {
       const auto add_csell = [&](const SpmvOptions& o, const std::string& tag) {
         add_format("csell", csell_with(1), {Kernel::scalar}, o, "/lanes:1" + tag, csell_key(1));
@@ -243,6 +247,10 @@ class Suite {
         SpmvOptions o{Kernel::scalar};
         o.unroll = unroll;
         add_csell(o, "/unroll:" + std::to_string(unroll));
+        if (unroll >= 4) {  // values inline: the plain loop (SpmvOptions::loads_ahead; a table: the same kernel)
+          o.loads_ahead = LoadsAhead::off;
+          add_csell(o, "/unroll:" + std::to_string(unroll) + "/ahead:off");
+        }
       }
       // ... and as blocks of consecutive rows (SpmvOptions::rows_per_team; automatic: a RangePolicy)
       for (int rows : {128, 256, 512, 1024}) {

@@ -440,7 +440,23 @@ TEST(CompressedSell, RowsSortedInWindows) {
       }
     }
   }
-  for (int bad : {-1, 4097, 48, 7}) {  // out of range, or not whole slices of 32 rows
+  // -1: the automatic window, chosen once the encoder knows whether its values go inline (wider then)
+  for (double min_coverage : {0.5, 2.0}) {  // a table; values inline (no table covers 200 %)
+    for (int lanes : {1, 4}) {
+      const auto automatic =
+          to_compressed_sell(A, 32, 65536, min_coverage, std::size_t(1) << 22, ValueTableOrder::automatic, lanes, -1);
+      EXPECT_EQ(automatic.uses_table, min_coverage < 1);
+      const int window = impl::automatic_sort_window(32, lanes, !automatic.uses_table);
+      EXPECT_EQ(window, automatic.uses_table ? 64 : 1024);
+      const auto expected = to_compressed_sell(A, 32, 65536, min_coverage, std::size_t(1) << 22,
+                                               ValueTableOrder::automatic, lanes, window);
+      ASSERT_EQ(automatic.row_order.extent(0), expected.row_order.extent(0));
+      for (std::size_t p = 0; p < expected.row_order.extent(0); ++p)
+        ASSERT_EQ(automatic.row_order(p), expected.row_order(p)) << "layout row " << p;
+      expect_same_csr(to_csr(automatic), A);
+    }
+  }
+  for (int bad : {-2, 4097, 48, 7}) {  // out of range, or not whole slices of 32 rows
     try {
       (void)to_compressed_sell(A, 32, 65536, 0.5, std::size_t(1) << 22, ValueTableOrder::automatic, 1, bad);
       ADD_FAILURE() << "a window of " << bad << " rows was accepted";

@@ -146,4 +146,15 @@ void expect_all_formats_match_oracle(const HostCsrMatrix<Scalar, int, Offset>& A
   }
 }
 
+// 700 x 1300, ~60 entries per row of irregular lengths: most values repeat (a table covers them),
+// every 50th is unique (the rest R, or no table when the table is small).
+template <class Scalar>
+HostCsrMatrix<Scalar, int, std::size_t> csell_test_matrix(std::uint64_t seed) {
+  auto A = cispmv::test::random_irregular<Scalar>(700, 1300, seed, 60);
+  for (std::size_t k = 0; k < A.nnz(); ++k) {
+    A.values(k) = k % 50 == 7 ? Scalar(0.5) + static_cast<Scalar>(k) : Scalar(0.25) * static_cast<Scalar>(k % 9000);
+  }
+  return A;
+}
+
 }  // namespace cispmv::test

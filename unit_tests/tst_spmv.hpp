@@ -312,14 +312,25 @@ TYPED_TEST(SpmvTest, CompressedSellEveryUnrollMatchesHostOracle) {
   const bool gpu = impl::is_gpu_space_v<TEST_EXECSPACE>;
   for (const auto* M : {&table, &rest, &inline_values}) {
     for (int unroll : {0, 1, 2, 4, 8}) {
+      for (LoadsAhead ahead : {LoadsAhead::automatic, LoadsAhead::off}) {
+        SpmvOptions o{Kernel::scalar};
+        o.unroll = unroll;
+        o.loads_ahead = ahead;
+        cispmv::test::expect_matches_oracle<TEST_EXECSPACE>(*M, A, o, Scalar(1.5), Scalar(-0.5), 67);
+        const auto plan = make_spmv_plan(TEST_EXECSPACE(), to_device<TEST_EXECSPACE>(*M), o);
+        const int automatic = M->uses_table ? impl::row_scalar_unroll : impl::row_scalar_inline_unroll;
+        EXPECT_EQ(plan.unroll(), gpu ? (unroll > 0 ? unroll : automatic) : 1);
+        EXPECT_EQ(plan.description().find("unroll") != std::string::npos, plan.unroll() > 1) << plan.description();
+        // values inline on GPUs, unroll 4 or 8: the loop with its loads a group ahead (Unroll < 0)
+        // unless switched off; the plain loop (Unroll > 0) otherwise, values inline or not
+        EXPECT_EQ(plan.description().find("loads ahead") != std::string::npos,
+                  gpu && !M->uses_table && plan.unroll() >= 4 && ahead == LoadsAhead::automatic)
+            << plan.description();
+      }
+      // GPUs: blocks of impl::gpu_row_block_rows consecutive rows unless asked otherwise
       SpmvOptions o{Kernel::scalar};
       o.unroll = unroll;
-      cispmv::test::expect_matches_oracle<TEST_EXECSPACE>(*M, A, o, Scalar(1.5), Scalar(-0.5), 67);
       const auto plan = make_spmv_plan(TEST_EXECSPACE(), to_device<TEST_EXECSPACE>(*M), o);
-      const int automatic = M->uses_table ? impl::row_scalar_table_unroll : impl::row_scalar_unroll;
-      EXPECT_EQ(plan.unroll(), gpu ? (unroll > 0 ? unroll : automatic) : 1);
-      EXPECT_EQ(plan.description().find("unroll") != std::string::npos, plan.unroll() > 1) << plan.description();
-      // GPUs: blocks of impl::gpu_row_block_rows consecutive rows unless asked otherwise
       EXPECT_EQ(
           plan.description().find(std::to_string(impl::gpu_row_block_rows) + " rows per block") != std::string::npos,
           gpu)
@@ -332,8 +343,39 @@ TYPED_TEST(SpmvTest, CompressedSellEveryUnrollMatchesHostOracle) {
       o.team_cache = rows == 96 ? TeamCache::shared : TeamCache::automatic;
       cispmv::test::expect_matches_oracle<TEST_EXECSPACE>(*M, A, o, Scalar(1.5), Scalar(-0.5), 68);
       const auto plan = make_spmv_plan(TEST_EXECSPACE(), to_device<TEST_EXECSPACE>(*M), o);
-      EXPECT_EQ(plan.description().find(std::to_string(rows) + " rows per block") != std::string::npos, gpu)
-          << plan.description();
+      const std::string d = plan.description();
+      const auto at = d.find(" rows per block");
+      ASSERT_EQ(at != std::string::npos, gpu) << d;
+      if (gpu) {  // as asked, or fewer where the kernel's registers allow fewer threads per block
+        const int block = std::stoi(d.substr(d.find_last_of(",:", at) + 1, at));
+        EXPECT_TRUE(block == rows ||
+                    (rows > impl::gpu_row_block_rows && block >= impl::gpu_row_block_rows && block < rows))
+            << d;
+      }
+    }
+  }
+  {  // loads_ahead = on: only where the loop ahead exists (values inline on a GPU, unroll 4 or 8)
+    SpmvOptions on{Kernel::scalar};
+    on.loads_ahead = LoadsAhead::on;
+    on.unroll = 4;
+    if (gpu) {
+      cispmv::test::expect_matches_oracle<TEST_EXECSPACE>(inline_values, A, on, Scalar(1), Scalar(0), 69);
+      EXPECT_NE(make_spmv_plan(TEST_EXECSPACE(), to_device<TEST_EXECSPACE>(inline_values), on)
+                    .description()
+                    .find("loads ahead"),
+                std::string::npos);
+    }
+    for (const auto* M : {&table, &inline_values}) {
+      for (int unroll : {2, 4}) {
+        on.unroll = unroll;
+        if (gpu && !M->uses_table && unroll == 4) continue;
+        try {
+          (void)make_spmv_plan(TEST_EXECSPACE(), to_device<TEST_EXECSPACE>(*M), on);
+          ADD_FAILURE() << "loads_ahead = on accepted where it cannot run (unroll " << unroll << ")";
+        } catch (const std::invalid_argument& e) {
+          EXPECT_NE(std::string(e.what()).find("loads_ahead = on"), std::string::npos) << e.what();
+        }
+      }
     }
   }
   if (gpu) {  // a block is at most 1,024 threads
@@ -349,17 +391,6 @@ TYPED_TEST(SpmvTest, CompressedSellEveryUnrollMatchesHostOracle) {
   EXPECT_EQ(impl::default_lanes_unroll(exec, 2LL * exec.concurrency()), impl::many_lanes_unroll);
 }
 
-// 700 x 1300, ~60 entries per row of irregular lengths: most values repeat (a table covers them),
-// every 50th is unique (the rest R, or no table when the table is small).
-template <class Scalar>
-HostCsrMatrix<Scalar, int, std::size_t> csell_test_matrix(std::uint64_t seed) {
-  auto A = cispmv::test::random_irregular<Scalar>(700, 1300, seed, 60);
-  for (std::size_t k = 0; k < A.nnz(); ++k) {
-    A.values(k) = k % 50 == 7 ? Scalar(0.5) + static_cast<Scalar>(k) : Scalar(0.25) * static_cast<Scalar>(k % 9000);
-  }
-  return A;
-}
-
 // csell with several lanes per row (row_lanes): every kernel shape (the vector shape reduces a row's
 // lanes; thread per row and the host's slice shape add them one after the other) with each unroll
 // factor, a table, rows partly in the rest R (shared out over the lanes), values inline, and rows
@@ -367,7 +398,7 @@ HostCsrMatrix<Scalar, int, std::size_t> csell_test_matrix(std::uint64_t seed) {
 TYPED_TEST(SpmvTest, CompressedSellLanesPerRowMatchHostOracle) {
   using Scalar = TypeParam;
   using Exec = TEST_EXECSPACE;
-  const auto A = csell_test_matrix<Scalar>(69);
+  const auto A = cispmv::test::csell_test_matrix<Scalar>(69);
   const bool gpu = impl::is_gpu_space_v<Exec>;
   for (int lanes : {2, 4, 8, 16, 32}) {
     SCOPED_TRACE(std::to_string(lanes) + " lanes per row");
@@ -392,6 +423,9 @@ TYPED_TEST(SpmvTest, CompressedSellLanesPerRowMatchHostOracle) {
       const auto vector = make_spmv_plan(Exec(), D, SpmvOptions{Kernel::vector});
       EXPECT_EQ(vector.vector_length(), gpu ? lanes : 1) << vector.description();
       EXPECT_EQ(vector.unroll(), impl::default_lanes_unroll(Exec(), 700LL * lanes)) << vector.description();
+      EXPECT_EQ(vector.description().find("loads ahead") != std::string::npos,
+                gpu && !M->uses_table && vector.unroll() >= 4)
+          << vector.description();
       SpmvOptions wrong{Kernel::vector};
       wrong.vector_length = lanes == 32 ? 16 : 2 * lanes;
       try {
@@ -409,9 +443,13 @@ TYPED_TEST(SpmvTest, CompressedSellLanesPerRowMatchHostOracle) {
   const auto one = to_device<Exec>(to_compressed_sell(A));
   EXPECT_EQ(make_spmv_plan(Exec(), one).kernel(), Kernel::scalar);
   // the automatic lanes: one on a CPU and where the rows fill half a GPU's thread slots; else the
-  // most that keep 64 entries each, at most 32
+  // most that keep 64 entries each (128 with values inline), at most 32
   EXPECT_EQ(impl::automatic_row_lanes(32768, 32768.0 * 950, 0), 1);
   EXPECT_EQ(impl::automatic_row_lanes(32768, 32768.0 * 950, 270336), 8);
+  EXPECT_EQ(impl::automatic_row_lanes(32768, 32768.0 * 950, 270336, 32, true), 4);  // paper32k-1
+  EXPECT_EQ(impl::automatic_row_lanes(135167, 135167.0 * 406, 270336, 32, true), 2);
+  EXPECT_EQ(impl::automatic_row_lanes(32768, 32768.0 * 5000, 270336, 32, true), 32);
+  EXPECT_EQ(impl::automatic_row_lanes(245025, 245025.0 * 406, 270336, 32, true), 1);
   EXPECT_EQ(impl::automatic_row_lanes(245025, 245025.0 * 406, 270336), 1);  // half the slots or more: one
   EXPECT_EQ(impl::automatic_row_lanes(135167, 135167.0 * 406, 270336), 4);
   EXPECT_EQ(impl::automatic_row_lanes(1656369, 1.09e9, 270336), 1);
@@ -423,6 +461,20 @@ TYPED_TEST(SpmvTest, CompressedSellLanesPerRowMatchHostOracle) {
   EXPECT_EQ(impl::automatic_row_lanes(32768, 32768.0 * 5000, 270336, 24), 8);
   EXPECT_EQ(impl::automatic_row_lanes(32768, 32768.0 * 5000, 270336, 7), 1);
   EXPECT_EQ(impl::gpu_thread_slots<Exec>(), gpu ? static_cast<long long>(Exec().concurrency()) : 0LL);
+  // ... and from a CSR matrix: whether its values go inline is sampled as the encoder decides it
+  // 256 rows of ~750 entries (192K), each value its own: the table covers a third of them, so inline
+  auto wide = cispmv::test::random_irregular<Scalar>(256, 20000, 75, 3000);
+  for (std::size_t k = 0; k < wide.nnz(); ++k) wide.values(k) = Scalar(0.5) + static_cast<Scalar>(k);
+  const long long slots = 270336;
+  const int inline_lanes = impl::automatic_row_lanes(256, static_cast<double>(wide.nnz()), slots, 32, true);
+  const int table_lanes = impl::automatic_row_lanes(256, static_cast<double>(wide.nnz()), slots, 32, false);
+  ASSERT_NE(inline_lanes, table_lanes);  // this matrix tells the two apart
+  ASSERT_FALSE(to_compressed_sell(wide).uses_table);
+  EXPECT_EQ(impl::automatic_row_lanes(wide, slots), inline_lanes);
+  EXPECT_EQ(impl::automatic_row_lanes(wide, 0), 1);
+  for (std::size_t k = 0; k < wide.nnz(); ++k) wide.values(k) = Scalar(0.5) * static_cast<Scalar>(k % 7);
+  ASSERT_TRUE(to_compressed_sell(wide).uses_table);
+  EXPECT_EQ(impl::automatic_row_lanes(wide, slots), table_lanes);
 }
 
 }  // namespace
@@ -487,237 +539,6 @@ TYPED_TEST(SpmvTest, CompressedSellEncodedOnTheExecutionSpaceEqualsTheHostEncodi
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("row 5 "), std::string::npos) << e.what();
   }
-}
-
-}  // namespace
-
-namespace {
-
-using namespace cispmv;
-
-// Y = beta*Y + alpha*A*X for k columns at once, k = 1 .. 21 (one, several and more than one block of
-// 16 columns; widths that are and are not compiled ones), in both layouts, every beta case, every
-// format and kernel of the registry, against the host oracle column by column.
-template <class Exec, class Layout, class HostFormat, class Scalar>
-void expect_block_matches_oracle(const HostFormat& host_format, const HostCsrMatrix<Scalar, int, std::size_t>& oracle,
-                                 const SpmvOptions& opts, int k, Scalar alpha, Scalar beta) {
-  SCOPED_TRACE(std::string("format ") + HostFormat::format_name + ", kernel " + kernel_name(opts.kernel) + ", shape " +
-               block_shape_name(opts.block_shape) + ", k " + std::to_string(k) + ", beta " + std::to_string(beta) +
-               (std::is_same_v<Layout, Kokkos::LayoutRight> ? ", LayoutRight" : ", LayoutLeft"));
-  const auto A = to_device<Exec>(host_format);
-  using HostBlock = Kokkos::View<Scalar**, Layout, Kokkos::HostSpace>;
-  HostBlock hx("x", oracle.num_cols, k), hy("y", oracle.num_rows, k);
-  std::vector<Kokkos::View<Scalar*, Kokkos::HostSpace>> expected;
-  double beta_y = 0;
-  for (int j = 0; j < k; ++j) {
-    const auto xj = cispmv::test::random_vector<Scalar>(oracle.num_cols, 100 + 2 * j);
-    const auto yj = cispmv::test::random_vector<Scalar>(oracle.num_rows, 101 + 2 * j);
-    for (int i = 0; i < oracle.num_cols; ++i) hx(i, j) = xj(i);
-    for (int i = 0; i < oracle.num_rows; ++i) {
-      hy(i, j) = beta == Scalar(0) ? std::numeric_limits<Scalar>::quiet_NaN() : yj(i);  // must not be read
-      beta_y = std::max(beta_y, std::abs(static_cast<double>(beta * yj(i))));
-    }
-    expected.emplace_back("expected", oracle.num_rows);
-    Kokkos::deep_copy(expected.back(), yj);
-    host_oracle_spmv(alpha, oracle, xj, beta, expected.back());
-  }
-  const auto x = Kokkos::create_mirror_view_and_copy(typename Exec::memory_space(), hx);
-  const auto y = Kokkos::create_mirror_view_and_copy(typename Exec::memory_space(), hy);
-  const SpmvPlan<Exec, std::remove_const_t<decltype(A)>> plan(Exec(), A, opts);
-  plan.apply(alpha, x, beta, y);
-  Exec().fence();
-  const auto y_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);  // whole: a GPU copies no strided
-  for (int j = 0; j < k; ++j) {
-    SCOPED_TRACE("column " + std::to_string(j));
-    Kokkos::View<Scalar*, Kokkos::HostSpace> got("got", oracle.num_rows);
-    for (int i = 0; i < oracle.num_rows; ++i) got(i) = y_host(i, j);
-    const auto xj = cispmv::test::random_vector<Scalar>(oracle.num_cols, 100 + 2 * j);
-    EXPECT_TRUE(cispmv::test::allclose(got, expected[j], spmv_tolerance(oracle, xj, alpha, beta_y)));
-  }
-}
-
-TYPED_TEST(SpmvTest, SeveralVectorsAtOnceMatchTheHostOracleInEveryFormat) {
-  using Scalar = TypeParam;
-  using Exec = TEST_EXECSPACE;
-  const auto A = cispmv::test::random_irregular<Scalar>(203, 190, 81, 70);
-  FormatParams params;
-  params.boundary = 6;
-  for (const FormatInfo& info : format_registry) {
-    std::vector<Kernel> kernels = format_kernels(info.format);
-    kernels.push_back(Kernel::automatic);
-    with_host_format(info.format, A, params, [&](const auto& host_format) {
-      using Plan = SpmvPlan<Exec, std::remove_const_t<decltype(to_device<Exec>(host_format))>>;
-      std::vector<BlockShape> shapes{BlockShape::automatic, BlockShape::rows};
-      if (Plan::has_lane_kernel()) shapes.push_back(BlockShape::lanes);  // forced: it runs on the host too
-      for (Kernel kernel : kernels) {
-        for (BlockShape shape : shapes) {
-          // the lane shape with one column per lane and with pairs (2, 4, 8; the odd widths 3, 5 and
-          // 21's last 5 columns have an odd row stride, so they take one column per lane)
-          const std::vector<int> lane_columns =
-              shape == BlockShape::lanes ? std::vector<int>{0, 1, 2, 4, 8} : std::vector<int>{0};
-          for (int per_lane : lane_columns) {
-            SCOPED_TRACE("lane_columns " + std::to_string(per_lane));
-            SpmvOptions opts;
-            opts.kernel = kernel;
-            opts.block_shape = shape;
-            opts.lane_columns = per_lane;
-            for (int k : {1, 3, 8, 16, 21}) {
-              expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(host_format, A, opts, k, Scalar(1.5), Scalar(0));
-            }
-            expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(host_format, A, opts, 5, Scalar(1), Scalar(1));
-            expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(host_format, A, opts, 2, Scalar(-1), Scalar(-0.5));
-            expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(host_format, A, opts, 6, Scalar(-1), Scalar(-0.5));
-          }
-        }
-      }
-    });
-  }
-  // the other layout, as it is (one format: the kernels are the same code for every layout)
-  for (Kernel kernel : {Kernel::scalar, Kernel::vector}) {
-    for (BlockShape shape : {BlockShape::rows, BlockShape::lanes}) {
-      SpmvOptions opts;
-      opts.kernel = kernel;
-      opts.block_shape = shape;
-      expect_block_matches_oracle<Exec, Kokkos::LayoutLeft>(A, A, opts, 5, Scalar(-1), Scalar(-0.5));
-    }
-  }
-  // the formats with a multi-vector kernel read the matrix once per 16 columns; CSR and csell have
-  // the lane shape, which the automatic one takes on GPUs for 8 or more columns; asking a format without
-  // it for it is an error
-  EXPECT_TRUE((SpmvPlan<Exec, CsrMatrix<Scalar, int, std::size_t, Exec>>::has_block_kernel()));
-  EXPECT_TRUE((SpmvPlan<Exec, HybridMatrix<Scalar, int, std::size_t, Exec>>::has_block_kernel()));
-  EXPECT_TRUE((SpmvPlan<Exec, CompressedSellMatrix<Scalar, int, std::size_t, Exec>>::has_block_kernel()));
-  EXPECT_FALSE((SpmvPlan<Exec, EllMatrix<Scalar, int, Exec>>::has_block_kernel()));
-  EXPECT_TRUE((SpmvPlan<Exec, CompressedSellMatrix<Scalar, int, std::size_t, Exec>>::has_lane_kernel()));
-  EXPECT_FALSE((SpmvPlan<Exec, HybridMatrix<Scalar, int, std::size_t, Exec>>::has_lane_kernel()));
-  const auto csell = to_device<Exec>(to_compressed_sell(A));
-  const SpmvPlan<Exec, std::remove_const_t<decltype(csell)>> automatic(Exec(), csell);
-  EXPECT_EQ(automatic.block_shape(), cispmv::impl::is_gpu_space_v<Exec> ? BlockShape::automatic : BlockShape::rows);
-  SpmvOptions lanes;
-  lanes.block_shape = BlockShape::lanes;
-  const auto hybrid = to_device<Exec>(to_hybrid(A));
-  try {
-    SpmvPlan<Exec, std::remove_const_t<decltype(hybrid)>> plan(Exec(), hybrid, lanes);
-    ADD_FAILURE() << "no exception";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("no lane shape"), std::string::npos) << e.what();
-  }
-}
-
-// Several vectors on a csell matrix with lanes per row: every block shape and column count.
-TYPED_TEST(SpmvTest, CompressedSellLanesPerRowSeveralVectors) {
-  using Scalar = TypeParam;
-  const auto A = cispmv::test::random_irregular<Scalar>(203, 190, 82, 70);
-  for (int lanes : {4, 32}) {
-    const auto C = to_compressed_sell(A, 32, 65536, 0.5, std::size_t(1) << 22, ValueTableOrder::automatic, lanes);
-    for (BlockShape shape : {BlockShape::automatic, BlockShape::rows, BlockShape::lanes}) {
-      for (Kernel kernel : {Kernel::automatic, Kernel::scalar}) {
-        SpmvOptions opts{kernel};
-        opts.block_shape = shape;
-        for (int k : {2, 3, 8, 16, 21})
-          expect_block_matches_oracle<TEST_EXECSPACE, Kokkos::LayoutRight>(C, A, opts, k, Scalar(1.5), Scalar(-0.5));
-      }
-    }
-  }
-}
-
-// csell with its rows sorted longest first in windows (row_order): every kernel shape writes each
-// layout row's sum to its matrix row (y updated in place for beta != 0), with a table, rows partly
-// in R, values inline, one lane and eight; and several vectors in every block shape.
-TYPED_TEST(SpmvTest, CompressedSellSortedRowsMatchHostOracle) {
-  using Scalar = TypeParam;
-  using Exec = TEST_EXECSPACE;
-  const auto A = csell_test_matrix<Scalar>(75);
-  for (int lanes : {1, 8}) {
-    for (int window : {64, 256}) {
-      SCOPED_TRACE(std::to_string(lanes) + " lanes per row, windows of " + std::to_string(window));
-      const auto order = ValueTableOrder::automatic;
-      const auto table = to_compressed_sell(A, 32, 65536, 0.0, std::size_t(1) << 22, order, lanes, window);
-      const auto rest = to_compressed_sell(A, 32, 2000, 0.0, std::size_t(1) << 22, order, lanes, window);
-      const auto inline_values = to_compressed_sell(A, 32, 16, 0.5, std::size_t(1) << 22, order, lanes, window);
-      ASSERT_EQ(table.row_order.extent(0), 700u);
-      ASSERT_GT(rest.rest_nnz(), A.nnz() / 2);
-      ASSERT_FALSE(inline_values.uses_table);
-      for (const auto* M : {&table, &rest, &inline_values}) {
-        for (Kernel kernel : {Kernel::automatic, Kernel::scalar, Kernel::vector}) {
-          for (int unroll : {0, 2}) {
-            SpmvOptions o{kernel};
-            o.unroll = unroll;
-            for (Scalar beta : {Scalar(0), Scalar(1), Scalar(-0.5)})
-              cispmv::test::expect_matches_oracle<Exec>(*M, A, o, Scalar(1.5), beta, 76);
-          }
-        }
-      }
-      for (BlockShape shape : {BlockShape::automatic, BlockShape::rows, BlockShape::lanes}) {
-        SpmvOptions opts;
-        opts.block_shape = shape;
-        for (int k : {2, 5, 8})
-          expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(table, A, opts, k, Scalar(1.5), Scalar(-0.5));
-      }
-    }
-  }
-}
-
-// Blocks of a wider row-major buffer (X and Y LayoutStride subviews, as Davidson's): 4 of 6 columns
-// load pairs, 5 of 6 (odd) one column per lane; each column equals the single-vector product and the
-// buffer's other columns are left alone.
-TEST(TEST_CATEGORY, LaneShapeOnBlocksOfAWiderBufferMatchesOneVectorAtATime) {
-  using Exec = TEST_EXECSPACE;
-  using Mem = TEST_MEMSPACE;
-  const auto hA = cispmv::test::random_irregular<double>(203, 190, 81, 70);
-  Kokkos::View<double**, Kokkos::LayoutRight, Mem> xbuf("x", 190, 6), ybuf("y", 203, 6);
-  auto hx = Kokkos::create_mirror_view(xbuf);
-  for (int j = 0; j < 6; ++j) {
-    const auto xj = cispmv::test::random_vector<double>(190, 300 + j);
-    for (int i = 0; i < 190; ++i) hx(i, j) = xj(i);
-  }
-  Kokkos::deep_copy(xbuf, hx);
-  const auto check = [&](const auto& A, int width, int per_lane) {
-    SCOPED_TRACE(std::string(std::remove_reference_t<decltype(A)>::format_name) + ", " + std::to_string(width) +
-                 " columns, lane_columns " + std::to_string(per_lane));
-    const auto x = Kokkos::subview(xbuf, Kokkos::ALL(), Kokkos::make_pair(0, width));
-    const auto y = Kokkos::subview(ybuf, Kokkos::ALL(), Kokkos::make_pair(0, width));
-    Kokkos::deep_copy(ybuf, 7.0);
-    SpmvOptions opts;
-    opts.block_shape = BlockShape::lanes;
-    opts.lane_columns = per_lane;
-    const SpmvPlan<Exec, std::remove_const_t<std::remove_reference_t<decltype(A)>>> plan(Exec(), A, opts);
-    plan.apply(2.0, x, 0.0, y);
-    Kokkos::View<double*, Mem> y1("y1", 203);
-    const auto hy = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ybuf);
-    for (int j = 0; j < width; ++j) {
-      spmv(Exec(), 2.0, A, Kokkos::subview(xbuf, Kokkos::ALL(), j), 0.0, y1);
-      const auto h1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y1);
-      for (int i = 0; i < 203; ++i)
-        ASSERT_NEAR(hy(i, j), h1(i), 1e-12 * (1 + std::abs(h1(i)))) << "row " << i << ", column " << j;
-    }
-    for (int j = width; j < 6; ++j) {
-      for (int i = 0; i < 203; ++i) ASSERT_EQ(hy(i, j), 7.0) << "row " << i << " of the buffer's column " << j;
-    }
-  };
-  const auto csr = to_device<Exec>(hA);
-  const auto csell = to_device<Exec>(to_compressed_sell(hA));
-  for (int width : {4, 5}) {
-    for (int per_lane : {1, 2, 4, 8}) {
-      check(csr, width, per_lane);
-      check(csell, width, per_lane);
-    }
-  }
-}
-
-TEST(TEST_CATEGORY, SeveralVectorsWithMismatchedColumnsThrowWithTheSizes) {
-  using Exec = TEST_EXECSPACE;
-  const auto A = to_device<Exec>(cispmv::test::random_irregular<double>(20, 30, 5, 4));
-  Kokkos::View<double**, Kokkos::LayoutRight, Exec::memory_space> x("x", 30, 4), y("y", 20, 3), z("z", 20, 4);
-  try {
-    spmv(Exec(), 1.0, A, x, 0.0, y);
-    ADD_FAILURE() << "no exception";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("x has 4 columns, y 3"), std::string::npos) << e.what();
-  }
-  EXPECT_NO_THROW(spmv(Exec(), 1.0, A, x, 0.0, z));
-  Kokkos::View<double**, Kokkos::LayoutRight, Exec::memory_space> empty_x("x0", 30, 0), empty_y("y0", 20, 0);
-  EXPECT_NO_THROW(spmv(Exec(), 1.0, A, empty_x, 0.0, empty_y));
 }
 
 }  // namespace

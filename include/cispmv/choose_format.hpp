@@ -161,13 +161,14 @@ FormatChoice choose_format(const CsrMatrix<Scalar, int, Offset, Device>& A, int 
   const double vectors = sizeof(Scalar) * (static_cast<double>(A.num_cols) + rows);
   const auto row_ptr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.row_ptr);  // A may be on a GPU
   const double padded = impl::padded_slots(row_ptr, A.num_rows, slice_height);
-  // csell's lanes per row on this space (what build_format's automatic lanes give it)
-  const int lanes = impl::automatic_row_lanes(A.num_rows, nnz, impl::gpu_thread_slots<Exec>(), slice_height);
-  const double csell_padded = lanes > 1 ? impl::padded_slots(row_ptr, A.num_rows, slice_height, lanes) : padded;
   double coverage = 0;
   const auto table =
       impl::frequent_values(A, CompressedSellMatrix<Scalar>::max_table_size, &coverage, std::size_t(1) << 20);
   const bool uses_table = coverage >= 0.5;
+  // csell's lanes per row on this space (what build_format's automatic lanes give it)
+  const int lanes =
+      impl::automatic_row_lanes(A.num_rows, nnz, impl::gpu_thread_slots<Exec>(), slice_height, !uses_table);
+  const double csell_padded = lanes > 1 ? impl::padded_slots(row_ptr, A.num_rows, slice_height, lanes) : padded;
   const double entry = uses_table ? 4.0 : 2.0 + sizeof(Scalar);
   const double kept = uses_table ? coverage : 1.0;
   const double csell = csell_padded * kept * entry + (1 - kept) * nnz * (sizeof(Scalar) + sizeof(int)) +

@@ -34,6 +34,15 @@ enum class TeamCache {
   shared      ///< Kokkos' own choice (prefer shared memory)
 };
 
+/// Whether csell's GPU kernels with values inline (no value table) request each group of entries'
+/// deltas and values while the group before it gathers x (unroll 4 or 8; H200: paper32k-1 0.117 ->
+/// ~0.095 ms). A kernel of its own, compiled apart from the plain loop.
+enum class LoadsAhead {
+  automatic,  ///< on where it can run: csell with values inline on a GPU, unroll 4 or 8
+  off,        ///< the plain loop (each group's loads, then its gathers): for comparisons
+  on          ///< as automatic, but the plan throws std::invalid_argument where it cannot run
+};
+
 /// How a multi-vector product (rank-2 X and Y, k columns) spreads its columns over threads.
 enum class BlockShape {
   automatic,  ///< lanes on GPUs for 8 or more columns in the formats that have that shape (CSR, csell), else rows
@@ -45,7 +54,9 @@ enum class BlockShape {
 /// Tuning knobs of spmv; zero means "choose for me".
 struct SpmvOptions {
   Kernel kernel = Kernel::automatic;
-  int rows_per_team = 0;  ///< rows a team works on (the paper's block-size study)
+  /// Rows a team works on (the paper's block-size study); csell's thread-per-row kernel on GPUs: rows
+  /// per block of threads, at most what the kernel's registers allow (the plan's description says).
+  int rows_per_team = 0;
   int vector_length = 0;  ///< lanes per row (power of two <= 32; 32 = a CUDA warp; csell: its row_lanes)
   /// Independent accumulators per lane of the CSR / hybrid vector kernels, and entries the csell
   /// scalar kernel decodes together per row (1, 2, 4, 8).
@@ -60,7 +71,8 @@ struct SpmvOptions {
   /// unit column stride) with an even row stride and an aligned start; elsewhere a lane takes one
   /// column. (An odd block can be padded: a zero column costs the lane shape nothing.)
   int lane_columns = 0;
-  TeamCache team_cache = TeamCache::automatic;  ///< team kernels on CUDA (vector shapes, rows per block)
+  TeamCache team_cache = TeamCache::automatic;     ///< team kernels on CUDA (vector shapes, rows per block)
+  LoadsAhead loads_ahead = LoadsAhead::automatic;  ///< csell on GPUs, values inline
 };
 
 /// "automatic", "scalar" or "vector".

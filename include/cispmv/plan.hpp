@@ -199,13 +199,14 @@ class SpmvPlan {
     os << Matrix::format_name << " " << kernel_name(kernel_);
     if (kernel_ == Kernel::vector) {
       os << ": " << shape_.rows_per_team << " rows per team, " << shape_.team_size << " at a time, "
-         << shape_.vector_length << (shape_.vector_length == 1 ? " lane" : " lanes") << ", unroll " << unroll_;
+         << shape_.vector_length << (shape_.vector_length == 1 ? " lane" : " lanes") << ", unroll " << unroll_
+         << (ahead_ ? ", loads ahead" : "");
       if (Functor<1>::can_stage_x) {
         os << (scratch_ > 0 ? ", x's reference part staged (" + std::to_string(scratch_) + " bytes)"
                             : ", x not staged");
       }
     } else {
-      if (unroll_ > 1) os << ": unroll " << unroll_;
+      if (unroll_ > 1) os << ": unroll " << unroll_ << (ahead_ ? ", loads ahead" : "");
       if (row_block_ > 0) os << (unroll_ > 1 ? ", " : ": ") << row_block_ << " rows per block";
     }
     return os.str();
@@ -253,15 +254,11 @@ class SpmvPlan {
         // entries decoded together per lane: by the number of lanes (impl::default_lanes_unroll)
         if (opts_.unroll <= 0) unroll_ = impl::default_lanes_unroll(exec_, static_cast<long long>(A_.num_rows) * lanes);
       }
+      decide_ahead();
       shape_ = impl::vector_launch<Exec>(o, mean, scratch_ > 0);
       league_ = teams_of(shape_.rows_per_team);
       // never more threads than the kernel's registers allow
-      switch (unroll_) {
-        case 1: clamp_team_size<1>(); break;
-        case 2: clamp_team_size<2>(); break;
-        case 4: clamp_team_size<4>(); break;
-        default: clamp_team_size<8>(); break;
-      }
+      with_unroll([&](auto u) { clamp_team_size<decltype(u)::value>(); });
     }
   }
 
@@ -270,6 +267,7 @@ class SpmvPlan {
   void plan_scalar_launch() {
     if constexpr (Functor<1>::scalar_unrolled && !scalar_runs_slices())
       unroll_ = opts_.unroll > 0 ? opts_.unroll : Functor<1>::default_scalar_unroll(A_);
+    decide_ahead();
     if constexpr (Functor<1>::has_row_block_launch && impl::is_gpu_space_v<Exec>) {
       if (opts_.rows_per_team > impl::gpu_max_team_threads) {
         throw std::invalid_argument("cispmv::SpmvPlan: rows_per_team of " + std::string(Matrix::format_name) +
@@ -278,22 +276,74 @@ class SpmvPlan {
                                     std::to_string(opts_.rows_per_team));
       }
       row_block_ = opts_.rows_per_team > 0 ? opts_.rows_per_team : impl::gpu_row_block_rows;
+      // never more threads than the kernel's registers allow (csell with values inline, unroll 8,
+      // double: 512 on an H200)
+      with_unroll([&](auto u) { clamp_row_block<decltype(u)::value>(); });
       league_ = teams_of(row_block_);
+    }
+  }
+
+  /// Whether the kernel runs the format's second loop for this matrix (has_ahead_loop, runs_ahead;
+  /// SpmvOptions::loads_ahead): GPUs only (the host's slice shape has its own loop), unroll 4 or 8
+  /// (the only factors compiled for it).
+  void decide_ahead() {
+    bool can = false;
+    if constexpr (Functor<1>::has_ahead_loop && impl::is_gpu_space_v<Exec>)
+      can = Functor<1>::runs_ahead(A_) && unroll_ >= 4;
+    if (opts_.loads_ahead == LoadsAhead::on && !can) {
+      throw std::invalid_argument(std::string("cispmv::SpmvPlan: loads_ahead = on, but format '") +
+                                  Matrix::format_name + "' on this execution space with unroll " +
+                                  std::to_string(unroll_) +
+                                  " has no loop with its loads ahead (csell with values inline on a GPU, unroll 4 "
+                                  "or 8)");
+    }
+    ahead_ = can && opts_.loads_ahead != LoadsAhead::off;
+  }
+
+  /// fn(std::integral_constant<int, U>{}) for the kernel's unroll factor: U = unroll_ (1, 2, 4, 8), or
+  /// -unroll_ where the format runs its second loop for this matrix (decide_ahead).
+  template <class Fn>
+  void with_unroll(Fn&& fn) const {
+    if constexpr (Functor<1>::has_ahead_loop && impl::is_gpu_space_v<Exec>) {
+      if (ahead_) {
+        if (unroll_ == 4) {
+          fn(std::integral_constant<int, -4>{});
+        } else {
+          fn(std::integral_constant<int, -8>{});
+        }
+        return;
+      }
+    }
+    switch (unroll_) {
+      case 1: fn(std::integral_constant<int, 1>{}); break;
+      case 2: fn(std::integral_constant<int, 2>{}); break;
+      case 4: fn(std::integral_constant<int, 4>{}); break;
+      default: fn(std::integral_constant<int, 8>{}); break;
     }
   }
 
   /// Teams of `rows` rows each that cover the matrix.
   int teams_of(int rows) const { return static_cast<int>((static_cast<long long>(A_.num_rows) + rows - 1) / rows); }
 
+  /// The kernel's functor on empty vectors, for team_size_max (the threads its registers allow).
   template <int Unroll>
-  void clamp_team_size() {
-    using F = Functor<Unroll>;
+  Functor<Unroll> probe() const {
     const typename impl::PlanViews<Exec, Matrix>::x_type x;
     const typename impl::PlanViews<Exec, Matrix>::y_type y;
-    const F f(A_, x, y, value_type(1), value_type(0));
+    return Functor<Unroll>(A_, x, y, value_type(1), value_type(0));
+  }
+
+  template <int Unroll>
+  void clamp_row_block() {
+    const Kokkos::TeamPolicy<Exec, impl::RowBlockTag> automatic(exec_, 1, Kokkos::AUTO, 1);
+    row_block_ = std::max(1, std::min(row_block_, automatic.team_size_max(probe<Unroll>(), Kokkos::ParallelForTag())));
+  }
+
+  template <int Unroll>
+  void clamp_team_size() {
     Kokkos::TeamPolicy<Exec> automatic(exec_, league_, Kokkos::AUTO, shape_.vector_length);
     if (scratch_ > 0) automatic.set_scratch_size(0, Kokkos::PerTeam(scratch_));
-    const int max_team = automatic.team_size_max(f, Kokkos::ParallelForTag());
+    const int max_team = automatic.team_size_max(probe<Unroll>(), Kokkos::ParallelForTag());
     shape_.team_size = std::max(1, std::min(shape_.team_size, max_team));
   }
 
@@ -324,12 +374,7 @@ class SpmvPlan {
   void launch(value_type alpha, const XView& x, value_type beta, const YView& y) const {
     if (kernel_ == Kernel::vector) {
       if constexpr (Functor<1>::has_vector_kernel) {
-        switch (unroll_) {
-          case 1: launch_vector<Beta, 1>(alpha, x, beta, y); break;
-          case 2: launch_vector<Beta, 2>(alpha, x, beta, y); break;
-          case 4: launch_vector<Beta, 4>(alpha, x, beta, y); break;
-          default: launch_vector<Beta, 8>(alpha, x, beta, y); break;
-        }
+        with_unroll([&](auto u) { launch_vector<Beta, decltype(u)::value>(alpha, x, beta, y); });
         return;
       }
     }
@@ -343,12 +388,7 @@ class SpmvPlan {
       return;
     }
     if constexpr (F::scalar_unrolled) {
-      switch (unroll_) {
-        case 1: launch_scalar<Beta, 1>(alpha, x, beta, y); break;
-        case 2: launch_scalar<Beta, 2>(alpha, x, beta, y); break;
-        case 4: launch_scalar<Beta, 4>(alpha, x, beta, y); break;
-        default: launch_scalar<Beta, 8>(alpha, x, beta, y); break;
-      }
+      with_unroll([&](auto u) { launch_scalar<Beta, decltype(u)::value>(alpha, x, beta, y); });
     } else {
       launch_scalar<Beta, 1>(alpha, x, beta, y);
     }
@@ -506,6 +546,7 @@ class SpmvPlan {
   impl::VectorLaunch shape_{1, 1, 1};
   int row_block_ = 0;  ///< csell's thread-per-row kernel on GPUs: rows per block (0 elsewhere: a RangePolicy)
   int unroll_ = 1;
+  bool ahead_ = false;  ///< decide_ahead(): the kernel is launched as Unroll = -unroll_
   int league_ = 0;
   std::size_t scratch_ = 0;
 };

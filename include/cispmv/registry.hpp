@@ -41,7 +41,7 @@ struct FormatParams {
   int row_lanes = 0;
   long long gpu_threads = 0;  ///< thread slots of the GPU the format is for (0: a CPU)
   /// csell's rows laid out longest first in windows of this many rows (CompressedSellMatrix::row_order;
-  /// 0 or 1: in matrix order; -1: impl::automatic_sort_window)
+  /// 0 or 1: in matrix order; -1: impl::automatic_sort_window, wider with values inline)
   int sort_window = -1;
 
   /// The parameters for formats built on the host to run on execution space Exec.
@@ -154,11 +154,10 @@ auto build_format(const HostCsrMatrix<Scalar, int, Offset>& A, const FormatParam
     return params.boundary < 0 ? to_hybrid<std::uint16_t>(A) : to_hybrid<std::uint16_t>(A, params.boundary);
   } else {
     static_assert(F == Format::csell, "cispmv::build_format: a format of the registry has no builder");
-    const int lanes = params.row_lanes > 0 ? params.row_lanes
-                                           : impl::automatic_row_lanes(A.num_rows, static_cast<double>(A.nnz()),
-                                                                       params.gpu_threads, params.slice_height);
+    const int lanes =
+        params.row_lanes > 0 ? params.row_lanes : impl::automatic_row_lanes(A, params.gpu_threads, params.slice_height);
     const int window =
-        params.sort_window >= 0 ? params.sort_window : impl::automatic_sort_window(params.slice_height, lanes);
+        params.sort_window >= 0 ? params.sort_window : -1;  // -1: automatic, once the encoder knows its values
     return to_compressed_sell(A, params.slice_height, params.table_size, 0.5, std::size_t(1) << 22, params.table_order,
                               lanes, window);
   }

@@ -421,11 +421,9 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
               // length in windows, for one root's single-vector products (several roots' block
               // products take one lane per row, in the matrix's order)
               const bool one_root = options.roots == 1;
-              const int lanes = one_root ? impl::automatic_row_lanes(H_exec.num_rows, static_cast<double>(H_exec.nnz()),
-                                                                     impl::gpu_thread_slots<Exec>())
-                                         : 1;
+              const int lanes = one_root ? impl::automatic_row_lanes(H_exec, impl::gpu_thread_slots<Exec>()) : 1;
               return to_compressed_sell(H_exec, 32, 65536, 0.5, std::size_t(1) << 22, ValueTableOrder::automatic, lanes,
-                                        one_root ? impl::automatic_sort_window(32, lanes) : 1);
+                                        one_root ? -1 : 1);
             });
         const double csr_bytes = static_cast<double>(allocated_bytes(H_exec));
         H_exec = {};

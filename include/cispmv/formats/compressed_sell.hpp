@@ -11,6 +11,7 @@
 #include "cispmv/impl/convert_helpers.hpp"
 #include "cispmv/impl/format_types.hpp"
 #include "cispmv/impl/hash.hpp"
+#include "cispmv/impl/launch.hpp"
 #include "cispmv/memory_model.hpp"
 
 #include <algorithm>
@@ -421,10 +422,17 @@ inline constexpr int max_sort_window = 4096;
 /// 0.316 / 0.327 / 0.340 / 0.340 against 0.320; all-electron FCI (thread per row) 2.46 / 2.55 / 2.72 /
 /// 2.86 against 2.51. Wider windows remove more padding but spread a warp's rows, and their gathers
 /// of x, over more of a CI Hamiltonian's rows (which share columns with their neighbours).
+/// With values inline (`values_inline`: no value table, so not a CI Hamiltonian; random columns
+/// share nothing with their neighbours' rows) windows of inline_sort_rows: H200, session 11, loads
+/// ahead (perf/results/2026-11-24-session11/): scaled-1048576 (thread per row, unroll 8) 64 / 256 /
+/// 1,024 / 4,096 rows 3.98 / 3.94 / 3.72 / 3.72 ms; paper32k-1 (4 lanes) 0.094-0.096 / 0.093-0.097 /
+/// 0.091-0.094 / 0.091-0.095.
 inline constexpr int default_sort_rows = 64;
-inline int automatic_sort_window(int slice_height, int row_lanes) {
+inline constexpr int inline_sort_rows = 1024;
+inline int automatic_sort_window(int slice_height, int row_lanes, bool values_inline = false) {
   const int slice_rows = std::max(1, slice_height / std::max(1, row_lanes));
-  const int window = (default_sort_rows + slice_rows - 1) / slice_rows * slice_rows;
+  const int rows = values_inline ? inline_sort_rows : default_sort_rows;
+  const int window = (rows + slice_rows - 1) / slice_rows * slice_rows;
   return window <= max_sort_window ? window : 1;
 }
 
@@ -522,9 +530,10 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell_by_bloc
         std::to_string(slice_height) + "), got " + std::to_string(row_lanes));
   }
   const Ordinal slice_rows = slice_height / row_lanes;  // a window is whole slices: sorting then never adds padding
-  if (sort_window < 0 || sort_window > impl::max_sort_window || (sort_window > 1 && sort_window % slice_rows != 0)) {
+  if (sort_window < -1 || sort_window > impl::max_sort_window || (sort_window > 1 && sort_window % slice_rows != 0)) {
     throw std::invalid_argument(
-        "cispmv::to_compressed_sell: sort_window must be 0 or 1 (rows in matrix order) or a multiple of the " +
+        "cispmv::to_compressed_sell: sort_window must be -1 (automatic), 0 or 1 (rows in matrix order) or a "
+        "multiple of the " +
         std::to_string(slice_rows) + " rows of a slice up to " + std::to_string(impl::max_sort_window) + ", got " +
         std::to_string(sort_window));
   }
@@ -582,6 +591,7 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell_by_bloc
     table = impl::frequent_values(S, table_size, &coverage, filled + 1);
   }
   C.uses_table = coverage >= min_table_coverage;
+  if (sort_window < 0) sort_window = impl::automatic_sort_window(slice_height, row_lanes, !C.uses_table);
   if (!C.uses_table) table.clear();
   std::vector<std::uint64_t> keys(table.size());
   for (std::size_t i = 0; i < table.size(); ++i) keys[i] = impl::value_bits(table[i]);
@@ -701,6 +711,23 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell_by_bloc
   return C;
 }
 
+namespace impl {
+/// csell's lanes per row for CSR matrix A on a GPU of `gpu_threads` thread slots (0: one lane):
+/// automatic_row_lanes, with whether the values go inline sampled as to_compressed_sell decides it
+/// (the most frequent values' coverage against `min_table_coverage`; sampled only where A's rows leave
+/// half the slots free, the only case where the answer depends on it).
+template <class Scalar, class Ordinal, class Offset, class Device>
+int automatic_row_lanes(const CsrMatrix<Scalar, Ordinal, Offset, Device>& A, long long gpu_threads,
+                        int slice_height = 32, double min_table_coverage = 0.5) {
+  if (gpu_threads <= 0 || A.num_rows <= 0 || 2LL * A.num_rows >= gpu_threads) return 1;
+  double coverage = 0;
+  frequent_values(A, CompressedSellMatrix<Scalar, Ordinal, Offset, Device>::max_table_size, &coverage,
+                  std::size_t(1) << 20);
+  return automatic_row_lanes(A.num_rows, static_cast<double>(A.nnz()), gpu_threads, slice_height,
+                             coverage < min_table_coverage);
+}
+}  // namespace impl
+
 /// Compressed Sliced ELLPACK from CSR (rows sorted by column, as every cispmv reader, converter and
 /// the CI Hamiltonian builder produce them; unsorted rows throw std::invalid_argument), built where A
 /// lives: on the host from a host CSR, on the GPU from a device CSR (no host copy of the matrix; only
@@ -714,8 +741,9 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell_by_bloc
 /// use costs an atomic minimum per entry whose value's first use is not yet known, about one per
 /// table value). `row_lanes`: lanes per row (CompressedSellMatrix::row_lanes; impl::automatic_row_lanes
 /// gives the one for a GPU). `sort_window`: rows laid out longest first inside windows of that many
-/// rows (CompressedSellMatrix::row_order; 0 or 1: in matrix order; else whole slices, a multiple of
-/// slice_height / row_lanes rows, at most impl::max_sort_window).
+/// rows (CompressedSellMatrix::row_order; 0 or 1: in matrix order; -1: impl::automatic_sort_window for
+/// whether the values went inline; else whole slices, a multiple of slice_height / row_lanes rows, at
+/// most impl::max_sort_window).
 template <class Scalar, class Ordinal, class Offset, class Device>
 CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell(
     const CsrMatrix<Scalar, Ordinal, Offset, Device>& A, Ordinal slice_height = 32, std::size_t table_size = 65536,

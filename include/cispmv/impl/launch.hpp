@@ -32,20 +32,20 @@ inline constexpr int default_staged_unroll = 2;
 /// Entries csell's kernels decode together per lane of the layout unless SpmvOptions::unroll says
 /// otherwise.
 /// - Thread per row (one lane per row), launched as blocks of gpu_row_block_rows rows: 4 with a value
-///   table (row_scalar_table_unroll: each entry's value is a second dependent load, so more entries
-///   in flight pay), 2 with values inline (row_scalar_unroll). H200, 6e20f1e
-///   (perf/results/2026-11-24-session9/), unroll 1 / 2 / 4 / 8: all-electron FCI (table) 3.26 / 2.45 /
-///   2.27 / 2.82 ms; frozen-core FCI (table) 0.523 / 0.324 / 0.302 / 0.440; scaled-1048576 (inline)
-///   4.98 / 4.10 / 4.34 / 4.47; paper32k-1 (inline) 0.523 / 0.254 / 0.349 / 0.395. (As a RangePolicy,
-///   H100, 95b3018, unroll 2 won everywhere: session 8's rule.)
-/// - The vector shape (several lanes per row, default_lanes_unroll): 8 while the lanes fill the GPU's
-///   thread slots less than twice (each thread needs many loads in flight), 2 when they fill them twice
-///   or more (loads in flight come from the threads, and fewer registers per thread). H100, 95b3018:
-///   paper32k-1 8 lanes (262K, 0.97x the slots) unroll 2 / 4 / 8 0.161 / 0.156 / 0.150 ms; frozen-core
-///   FCI 4 lanes (980K) 0.335 / 0.331 / 0.343.
-inline constexpr int row_scalar_unroll = 2;
-inline constexpr int row_scalar_table_unroll = 4;
-inline constexpr int few_lanes_unroll = 8;
+///   table (row_scalar_unroll), 8 with values inline (row_scalar_inline_unroll: their loads one group
+///   ahead, SpmvOptions::loads_ahead). H200, unroll 1 / 2 / 4 / 8: all-electron FCI (table; 6e20f1e,
+///   perf/results/2026-11-24-session9/) 3.26 / 2.45 / 2.27 / 2.82 ms; frozen-core FCI (table) 0.523 /
+///   0.324 / 0.302 / 0.440; scaled-1048576 (values inline, ahead at 4 and 8; session 11, windows of 64)
+///   4.95 / 4.08 / 4.64 / 3.99, the plain loop at 4 / 8 4.31 / 4.45. (As a RangePolicy, H100, 95b3018,
+///   unroll 2 won everywhere: session 8's rule.)
+/// - The vector shape (several lanes per row, default_lanes_unroll): 4 while the lanes fill the GPU's
+///   thread slots less than twice (each thread needs several loads in flight), 2 when they fill them
+///   twice or more (loads in flight come from the threads, and fewer registers per thread). H200,
+///   unroll 2 / 4 / 8: paper32k-1 (values inline, 7a5aa15) 4 lanes 0.110 / 0.099 / 0.119 ms, 8 lanes
+///   0.111 / 0.105 / 0.113; frozen-core FCI (table, 6f8e58f) 4 lanes 0.317 / 0.310 / 0.318.
+inline constexpr int row_scalar_unroll = 4;
+inline constexpr int row_scalar_inline_unroll = 8;
+inline constexpr int few_lanes_unroll = 4;
 inline constexpr int many_lanes_unroll = 2;
 template <class Exec>
 int default_lanes_unroll(const Exec& exec, long long lanes) {
@@ -54,20 +54,24 @@ int default_lanes_unroll(const Exec& exec, long long lanes) {
 /// csell's lanes per row (CompressedSellMatrix::row_lanes) for a matrix of `rows` rows and `nnz`
 /// entries on a GPU with `gpu_threads` thread slots (0: no GPU, one lane), in slices of `slice_height`
 /// rows of the layout (a row's lanes must divide it). One where a thread per row fills half the slots
-/// or more; else the most lanes (a power of two, at most 32) that keep >= 64 entries each on average.
-/// H200: paper32k-1 (32K rows of 950, 0.12x the slots) 4 / 8 / 16 / 32 lanes 0.176 / 0.117 / 0.124 /
-/// 0.136 ms, thread per row 0.326 (perf/results/2026-11-24-session8/): the best keep ~100 entries per
-/// lane. Frozen-core FCI (245K rows of 406, 0.91x the slots): 4 lanes 0.315 ms, thread per row (blocks
-/// of 256 rows, 4 entries in flight) 0.299-0.302 (perf/results/2026-11-24-session9/, 6f8e58f; with
-/// session 8's thread-per-row launch 4 lanes won, 0.319 against 0.341).
+/// or more; else the most lanes (a power of two, at most 32) that keep on average >= 64 entries each
+/// with a value table, >= 128 with values inline (`values_inline`: their loads go out a group ahead,
+/// which pays over longer lanes). H200: paper32k-1 (32K rows of 950, values inline, 0.12x the slots;
+/// 7a5aa15, perf/results/2026-11-24-session10/) 2 / 4 / 8 / 16 lanes 0.103 / 0.097-0.099 / 0.102-0.105
+/// / 0.114-0.119 ms at their best unroll; frozen-core FCI (table; session 8, thread per row as a
+/// RangePolicy) 2 / 4 / 8 lanes 0.370 / 0.319 / 0.337: ~100 entries per lane. The frozen core (245K
+/// rows of 406, 0.91x the slots) runs best with one lane: 0.299-0.302 ms thread per row against 4 lanes'
+/// 0.315 (6f8e58f, perf/results/2026-11-24-session9/).
 inline constexpr int max_row_lanes = 32;
 inline constexpr double min_entries_per_lane = 64.0;
-inline int automatic_row_lanes(long long rows, double nnz, long long gpu_threads, int slice_height = 32) {
+inline constexpr double min_entries_per_inline_lane = 128.0;
+inline int automatic_row_lanes(long long rows, double nnz, long long gpu_threads, int slice_height = 32,
+                               bool values_inline = false) {
   if (gpu_threads <= 0 || rows <= 0 || 2 * rows >= gpu_threads) return 1;
   const double mean = nnz / static_cast<double>(rows);
+  const double least = values_inline ? min_entries_per_inline_lane : min_entries_per_lane;
   int lanes = 1;
-  while (lanes < max_row_lanes && slice_height % (2 * lanes) == 0 && mean / (2 * lanes) >= min_entries_per_lane)
-    lanes *= 2;
+  while (lanes < max_row_lanes && slice_height % (2 * lanes) == 0 && mean / (2 * lanes) >= least) lanes *= 2;
   return lanes;
 }
 /// The thread slots of a GPU execution space (its concurrency), 0 for a CPU: automatic_row_lanes'

@@ -70,6 +70,12 @@ struct SpmvFunctorBase {
   /// thread each: operator()(RowBlockTag, team)) say so, so that the warps an SM holds at once work
   /// on neighbouring rows and share their lines of x in L1.
   static constexpr bool has_row_block_launch = false;
+  /// Unrolled kernels with a second loop for some matrices (csell with values inline: its loads one
+  /// group ahead) say so, and which matrices take it. On GPUs the plan launches those as Unroll = -4
+  /// or -8 (SpmvOptions::loads_ahead): each instantiation compiles one loop, so one loop's registers
+  /// never limit the other's occupancy.
+  static constexpr bool has_ahead_loop = false;
+  static bool runs_ahead(const Matrix&) { return false; }
   using value_type = typename Matrix::value_type;
   using ordinal_type = typename Matrix::ordinal_type;
   using size_type = typename Matrix::size_type;

@@ -2,7 +2,8 @@
 // The Compressed Sliced ELLPACK kernel: thread per lane of the layout (consecutive lanes of a slice
 // on consecutive GPU lanes, so each step of a warp reads two 64-byte runs of 16-bit words), columns
 // rebuilt from deltas in a register, values looked up in the value table through the read-only
-// cache (or read inline when the matrix has no table), then the row's few entries of the rest R.
+// cache (or read inline when the matrix has no table; on GPUs each group of entries' loads then go
+// out while the group before it gathers x), then the row's few entries of the rest R.
 // A matrix with one lane per row runs thread per row; with row_lanes L > 1, a vector of L lanes per
 // row (the vector shape) whose sums are reduced in registers.
 
@@ -28,10 +29,13 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
   static constexpr bool unrolled = true;
   static constexpr bool has_host_slice_kernel = true;
   static constexpr bool scalar_unrolled = true;
-  /// Thread per row: 4 entries in flight with a table, 2 with values inline (see impl::row_scalar_unroll).
+  /// Thread per row: 4 entries decoded together with a table, 8 with values inline (see impl::row_scalar_unroll).
   static int default_scalar_unroll(const Matrix& A) {
-    return A.uses_table ? row_scalar_table_unroll : row_scalar_unroll;
+    return A.uses_table ? row_scalar_unroll : row_scalar_inline_unroll;
   }
+  /// Values inline run ahead_lane_sum, launched as Unroll = -4 or -8 (see SpmvFunctorBase::has_ahead_loop).
+  static constexpr bool has_ahead_loop = true;
+  static bool runs_ahead(const Matrix& A) { return !A.uses_table; }
   static constexpr bool has_row_block_launch = true;
   /// Rows of a slice the host shape carries at once (their columns and sums live in registers / L1).
   static constexpr int host_lanes = 8;
@@ -78,7 +82,8 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
     });
   }
 
-  /// Lane `lane` of the layout: its entries of C, Unroll at a time.
+  /// Lane `lane` of the layout: its entries of C, Unroll at a time (Unroll < 0: values inline, -Unroll
+  /// at a time, their loads one group ahead; the plan launches those only for matrices without a table).
   KOKKOS_INLINE_FUNCTION S lane_sum(const O lane) const {
     const Matrix& A = this->A;
     const O h = A.slice_height;
@@ -86,6 +91,16 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
     Off idx = A.slice_ptr(s) + static_cast<Off>(lane - s * h);
     const O length = A.row_length(lane);
     O col = A.first_col(lane);
+    if constexpr (Unroll < 0) {
+      return ahead_lane_sum(idx, static_cast<Off>(h), length, col);
+    } else {
+      return plain_lane_sum(idx, static_cast<Off>(h), length, col);
+    }
+  }
+
+  /// lane_sum for Unroll > 0: each group's delta and index (or value) loads, then its gathers.
+  KOKKOS_FORCEINLINE_FUNCTION S plain_lane_sum(Off idx, const Off step, const O length, O col) const {
+    const Matrix& A = this->A;
     S sum = 0;
     // Unroll entries at a time (SpmvOptions::unroll, else default_scalar_unroll or, in the vector
     // shape, impl::default_lanes_unroll): their delta and index loads go out together, then their table and x gathers,
@@ -93,7 +108,6 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
     // additions, but the additions are cheap; the loads are what waits).
     constexpr O unroll = Unroll;
     constexpr std::uint16_t jump = Matrix::jump_delta;  // a slot that only advances the column
-    const Off step = static_cast<Off>(h);
     O k = 0;
     if (A.uses_table) {  // uniform over the matrix: no divergence
       for (; k + unroll <= length; k += unroll, idx += unroll * step) {
@@ -132,6 +146,59 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
         col += static_cast<O>(d);
         if (d != jump) sum += load_once(A.inline_values(idx)) * this->x(col);
       }
+    }
+    return sum;
+  }
+
+  /// lane_sum for Unroll < 0, values inline (no table): -Unroll entries at a time, the next group's
+  /// deltas and values requested before this group's x gathers, so the stream's latency (DRAM)
+  /// overlaps the gathers' (L1 / L2). Compiled apart from plain_lane_sum (its own Unroll): in one
+  /// kernel with the table's loop its registers cost the table's kernels up to 35 % (H200, session 10:
+  /// frozen core 0.299 -> 0.406 ms). With a table the plain loop wins (its index -> table chain already
+  /// overlaps the gathers): ahead it was 1-4 % slower (session 10). H200, session 11
+  /// (perf/results/2026-11-24-session11/), ahead against the plain loop at the same shape: paper32k-1
+  /// 4 lanes, unroll 4 0.093-0.096 ms against 0.123-0.124; scaled-1048576 thread per row, unroll 8
+  /// 3.72-4.00 against 4.41-4.45 (at unroll 4 ahead loses there: 4.62-4.91 against 4.30-4.46).
+  KOKKOS_FORCEINLINE_FUNCTION S ahead_lane_sum(Off idx, const Off step, const O length, O col) const {
+    const Matrix& A = this->A;
+    constexpr O unroll = Unroll < 0 ? -Unroll : Unroll;
+    constexpr std::uint16_t jump = Matrix::jump_delta;
+    S sum = 0;
+    O k = 0;
+    if (length >= unroll) {
+      std::uint16_t d[unroll];
+      S v[unroll];
+      for (O u = 0; u < unroll; ++u) {
+        d[u] = load_once(A.col_delta(idx + u * step));
+        v[u] = load_once(A.inline_values(idx + u * step));
+      }
+      for (k = unroll;; k += unroll) {  // entries k - unroll .. k - 1 are in d and v, idx is the first's slot
+        const bool more = k + unroll <= length;
+        std::uint16_t next_d[unroll] = {};  // zeroed: read only when `more`, but compilers cannot tell
+        S next_v[unroll] = {};
+        if (more) {
+          for (O u = 0; u < unroll; ++u) {
+            next_d[u] = load_once(A.col_delta(idx + (unroll + u) * step));
+            next_v[u] = load_once(A.inline_values(idx + (unroll + u) * step));
+          }
+        }
+        O c[unroll];
+        for (O u = 0; u < unroll; ++u) c[u] = col += static_cast<O>(d[u]);
+        for (O u = 0; u < unroll; ++u) {
+          if (d[u] != jump) sum += v[u] * this->x(c[u]);
+        }
+        idx += unroll * step;
+        if (!more) break;
+        for (O u = 0; u < unroll; ++u) {
+          d[u] = next_d[u];
+          v[u] = next_v[u];
+        }
+      }
+    }
+    for (; k < length; ++k, idx += step) {
+      const std::uint16_t d = load_once(A.col_delta(idx));
+      col += static_cast<O>(d);
+      if (d != jump) sum += load_once(A.inline_values(idx)) * this->x(col);
     }
     return sum;
   }
