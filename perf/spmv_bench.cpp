@@ -335,12 +335,14 @@ class Suite {
   /// multivector layout) and, in CUDA builds, cuSPARSE SpMM (row- and column-major). Column j of X is
   /// (1 + j) x, so column j of Y must be (1 + j) times the host oracle's y. Counter ms_per_vector: the
   /// time of one product over k.
-  /// csell as the eigensolver builds it for several roots: one lane per row (the lane-per-column
-  /// kernels' layout), rows in the matrix's order.
-  static FormatParams one_lane_csell() {
+  /// csell with one lane per row (the lane-per-column kernels' layout), rows in the matrix's order, with
+  /// its value table (as the eigensolver builds it for several roots on a CPU) or its values inline; on
+  /// GPUs the eigensolver's is `csell-inline-sorted` (FormatParams::for_block_products).
+  static FormatParams one_lane_csell(bool values_inline = false) {
     FormatParams p = FormatParams::for_space<Exec>();
     p.row_lanes = 1;
     p.sort_window = 1;  // in the matrix's order
+    if (values_inline) p.min_table_coverage = 2;
     return p;
   }
   void register_blocks() {
@@ -355,15 +357,26 @@ class Suite {
         add_block_format(
             tag + "csell", [this] { return build_format<Format::csell>(host_, one_lane_csell()); }, k, shape);
       }
-      // the lane shape with each of its widths (columns per lane; "lanes" is the automatic width)
+      // the lane shape with each of its widths (columns per lane; "lanes" is the automatic width); csell
+      // also with its values inline (no table lookup)
       if (impl::is_gpu_space_v<Exec>) {
-        for (const int per_lane : {1, 2, 4, 8}) {
+        for (const int per_lane : {0, 1, 2, 4, 8}) {
+          if (per_lane > 0) {
+            add_block_format(
+                tag + "csr", [this] { return host_; }, k, BlockShape::lanes, per_lane);
+            add_block_format(
+                tag + "csell", [this] { return build_format<Format::csell>(host_, one_lane_csell()); }, k,
+                BlockShape::lanes, per_lane);
+          }
           add_block_format(
-              tag + "csr", [this] { return host_; }, k, BlockShape::lanes, per_lane);
-          add_block_format(
-              tag + "csell", [this] { return build_format<Format::csell>(host_, one_lane_csell()); }, k,
+              tag + "csell-inline", [this] { return build_format<Format::csell>(host_, one_lane_csell(true)); }, k,
               BlockShape::lanes, per_lane);
         }
+        // ... and with its rows sorted by length in the automatic windows: FormatParams::for_block_products
+        add_block_format(
+            tag + "csell-inline-sorted",
+            [this] { return build_format<Format::csell>(host_, FormatParams::for_block_products<Exec>()); }, k,
+            BlockShape::lanes);
       }
       if (impl::is_gpu_space_v<Exec>)
         add_block_format(

@@ -265,6 +265,35 @@ TEST(Registry, EveryFormatBuildsAndConvertsBackExactly) {
   }
 }
 
+// csell for block products (FormatParams::for_block_products): one lane, rows sorted in the
+// automatic windows; values inline only for a GPU (impl::block_values_inline), the table on a CPU.
+// min_table_coverage above 1 drops the table whatever the values cover.
+TEST(Registry, CsellForBlockProductsTakesValuesInlineOnlyOnGpus) {
+  const auto A = cispmv::test::csell_test_matrix<double>(75);  // a table covers every entry
+  const FormatParams host = FormatParams::for_block_products<Kokkos::DefaultHostExecutionSpace>();
+  EXPECT_EQ(host.row_lanes, 1);
+  EXPECT_EQ(host.sort_window, -1);
+  EXPECT_EQ(host.min_table_coverage, 0.5);
+  const auto with_table = build_format<Format::csell>(A, host);
+  EXPECT_TRUE(with_table.uses_table);
+  EXPECT_EQ(with_table.row_order.extent(0), static_cast<std::size_t>(A.num_rows));
+  FormatParams inline_params = host;
+  inline_params.min_table_coverage = 2;
+  const auto inline_values = build_format<Format::csell>(A, inline_params);
+  EXPECT_FALSE(inline_values.uses_table);
+  EXPECT_EQ(inline_values.rest_nnz(), 0u);
+  for (const auto* C : {&with_table, &inline_values}) {
+    const auto B = to_csr(*C);
+    ASSERT_EQ(B.nnz(), A.nnz());
+    for (std::size_t k = 0; k < A.nnz(); ++k) ASSERT_EQ(B.values(k), A.values(k));
+  }
+#if defined(KOKKOS_ENABLE_CUDA)
+  EXPECT_GT(FormatParams::for_block_products<Kokkos::Cuda>().min_table_coverage, 1.0);
+  static_assert(impl::block_values_inline<Kokkos::Cuda>);
+#endif
+  static_assert(!impl::block_values_inline<Kokkos::DefaultHostExecutionSpace>);
+}
+
 // Host spaces are not GPUs; the trait asks the memory space, so HIP and SYCL devices count as GPUs.
 static_assert(!impl::is_gpu_space_v<Kokkos::DefaultHostExecutionSpace>);
 static_assert(!impl::is_gpu_space_v<Kokkos::Serial>);
@@ -721,6 +750,39 @@ TEST(ChooseFormat, ChoosesTheCheapestModelOnTheHostAndEstimatesTheCompressedSize
     }
   }
   EXPECT_NE(host.summary().find("csr"), std::string::npos);
+}
+
+// Several vectors per product: on a CPU the single-vector model stands (same choice, same candidates);
+// on a GPU the block model takes CSR and csell with its values inline (10 bytes per entry, converted
+// in 42 CSR reads), and the many reads of a block eigensolver repay csell's conversion.
+TEST(ChooseFormat, SeveralVectorsPerProductUseTheBlockModelOnGpusOnly) {
+  const HostCsr A = few_valued(2048, 20000, 200, 500, 81);
+  const FormatChoice one = choose_format<Kokkos::DefaultHostExecutionSpace>(A, 32, 20.0);
+  const FormatChoice five = choose_format<Kokkos::DefaultHostExecutionSpace>(A, 32, 20.0, 5);
+  EXPECT_EQ(five.format, one.format);
+  EXPECT_EQ(five.candidates.size(), one.candidates.size());
+  EXPECT_EQ(five.vectors, 5);
+  EXPECT_NE(five.summary().find("5 vectors per product"), std::string::npos) << five.summary();
+  EXPECT_THROW(choose_format<Kokkos::DefaultHostExecutionSpace>(A, 32, 20.0, 0), std::invalid_argument);
+#if defined(KOKKOS_ENABLE_CUDA)
+  const FormatChoice gpu = choose_format<Kokkos::Cuda>(A, 32, 20.0, 5);
+  ASSERT_EQ(gpu.candidates.size(), 2u) << gpu.summary();
+  const double csr_bytes = static_cast<double>(A.nnz()) * 12.0 + (A.num_rows + 1) * 8.0;
+  for (const auto& c : gpu.candidates) {
+    if (c.format == Format::csr) {
+      EXPECT_EQ(c.efficiency, impl::gpu_block_efficiency_csr);
+      EXPECT_EQ(c.setup, 0.0);
+    } else {
+      EXPECT_EQ(c.format, Format::csell);
+      EXPECT_EQ(c.efficiency, impl::gpu_block_efficiency_csell);
+      EXPECT_DOUBLE_EQ(c.setup, impl::gpu_inline_csell_conversion_reads * csr_bytes);
+      EXPECT_GT(c.bytes, 10.0 * static_cast<double>(A.nnz()));  // values inline, padding included
+    }
+  }
+  // 20 products: csell's 0.42 against CSR's 0.19 at ~10 bytes against ~12 repays its 42 reads
+  EXPECT_EQ(gpu.format, Format::csell) << gpu.summary();
+  EXPECT_EQ(choose_format<Kokkos::Cuda>(A, 32, 2.0, 5).format, Format::csr);  // two products do not
+#endif
 }
 
 }  // namespace

@@ -176,8 +176,10 @@ TYPED_TEST(SpmvBlockTest, CompressedSellSortedRowsMatchHostOracle) {
       for (BlockShape shape : {BlockShape::automatic, BlockShape::rows, BlockShape::lanes}) {
         SpmvOptions opts;
         opts.block_shape = shape;
-        for (int k : {2, 5, 8})
-          expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(table, A, opts, k, Scalar(1.5), Scalar(-0.5));
+        for (const auto* M : {&table, &inline_values}) {
+          for (int k : {2, 5, 8})
+            expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(*M, A, opts, k, Scalar(1.5), Scalar(-0.5));
+        }
       }
     }
   }

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cispmv {
@@ -39,6 +40,7 @@ struct FormatChoice {
   Kernel kernel = Kernel::automatic;
   std::vector<FormatEstimate> candidates;  ///< every format considered, the chosen one first
   double products = 0;                     ///< the products the choice was made for (0: per product)
+  int vectors = 1;                         ///< vectors per product (block products where > 1 on a GPU)
   double seconds = 0;                      ///< the time the choice took (sampling the values)
   std::string summary() const;
 };
@@ -104,6 +106,31 @@ double conversion_reads(Format f) {
   }
 }
 
+/// Several vectors per product on a GPU (a block eigensolver's): fractions of the copy bandwidth,
+/// in the matrix's and the vectors' bytes, of the two formats whose block kernels were measured there.
+/// H200, session 12 (perf/results/2026-11-24-session12/s12-d, `cispmv ci` H2O/6-31G full CI, 5 roots:
+/// 17 block products of 5 vectors): CSR 16.6 ms per product for 13.3 GB (0.19 of a 4.1 TB/s copy);
+/// csell as FormatParams::for_block_products builds it (values inline, rows sorted) 6.45 ms for 11.2
+/// GB (0.42). Their bound is L1 throughput (ncu, session 12), not bytes: these fractions are measured
+/// at 5 vectors and only roughly hold at other counts.
+inline constexpr double gpu_block_efficiency_csr = 0.19;
+inline constexpr double gpu_block_efficiency_csell = 0.42;
+/// csell encoded on a GPU with its values inline, in CSR reads: no values sampled, no table (H200,
+/// the same run: 0.134 s for the 13.1 GB all-electron Hamiltonian, one read of which takes 3.2 ms).
+inline constexpr double gpu_inline_csell_conversion_reads = 42.0;
+
+/// The choice with its candidates cheapest first (for its `products`), the cheapest chosen.
+inline FormatChoice cheapest_first(FormatChoice choice, double seconds) {
+  const double products = choice.products;
+  std::stable_sort(
+      choice.candidates.begin(), choice.candidates.end(),
+      [products](const FormatEstimate& a, const FormatEstimate& b) { return a.cost(products) < b.cost(products); });
+  choice.format = choice.candidates.front().format;
+  choice.kernel = choice.candidates.front().kernel;
+  choice.seconds = seconds;
+  return choice;
+}
+
 /// Slots of a sliced layout (Sliced ELLPACK, csell) with `slice_height` rows per slice, from a CSR row
 /// map in host memory: the sum over slices of height x the slice's longest row. O(rows). With `lanes`
 /// per row (csell's row_lanes) a slice holds slice_height / lanes rows, each dealt to its lanes.
@@ -142,12 +169,21 @@ double padded_slots(const HostCsrMatrix<Scalar, int, Offset>& A, int slice_heigh
 /// `products` > 0: the choice for that many products of a matrix that is now a CSR, conversion included
 /// (impl::conversion_reads): what a solver wants (`cispmv ci` asks for 15 per root, Davidson's usual
 /// count); 0 (the default): the fastest product alone, what a benchmark or a long-lived plan wants.
+///
+/// `vectors` > 1 on a GPU: the products are block products of that many vectors per read of the
+/// matrix (a block eigensolver's); the candidates are CSR and csell as FormatParams::for_block_products
+/// builds it (values inline: 10 bytes per entry, encoded without sampling), with their block kernels'
+/// efficiencies (impl::gpu_block_efficiency_csr, impl::gpu_block_efficiency_csell). On a CPU the
+/// single-vector model stands for them (the host's block kernels keep the table).
 template <class Exec, class Scalar, class Offset, class Device>
-FormatChoice choose_format(const CsrMatrix<Scalar, int, Offset, Device>& A, int slice_height = 32,
-                           double products = 0) {
+FormatChoice choose_format(const CsrMatrix<Scalar, int, Offset, Device>& A, int slice_height = 32, double products = 0,
+                           int vectors = 1) {
   if (slice_height <= 0) {
     throw std::invalid_argument("cispmv::choose_format: slice_height must be positive, got " +
                                 std::to_string(slice_height));
+  }
+  if (vectors < 1) {
+    throw std::invalid_argument("cispmv::choose_format: vectors must be at least 1, got " + std::to_string(vectors));
   }
   Kokkos::Timer timer;
   const double rows = A.num_rows, nnz = static_cast<double>(A.nnz());
@@ -158,9 +194,20 @@ FormatChoice choose_format(const CsrMatrix<Scalar, int, Offset, Device>& A, int 
     empty.seconds = timer.seconds();
     return empty;
   }
-  const double vectors = sizeof(Scalar) * (static_cast<double>(A.num_cols) + rows);
+  const double vector_bytes = sizeof(Scalar) * (static_cast<double>(A.num_cols) + rows);
   const auto row_ptr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.row_ptr);  // A may be on a GPU
   const double padded = impl::padded_slots(row_ptr, A.num_rows, slice_height);
+  const double csr = nnz * (sizeof(Scalar) + sizeof(int)) + (rows + 1) * sizeof(Offset);
+  if (impl::is_gpu_space_v<Exec> && vectors > 1) {  // block products: nothing to sample
+    FormatChoice block;
+    block.products = products;
+    block.vectors = vectors;
+    const double moved = vectors * vector_bytes;
+    block.candidates.push_back({Format::csr, Kernel::vector, csr + moved, impl::gpu_block_efficiency_csr, 0.0});
+    block.candidates.push_back({Format::csell, Kernel::scalar, padded * (2.0 + sizeof(Scalar)) + rows * 16.0 + moved,
+                                impl::gpu_block_efficiency_csell, impl::gpu_inline_csell_conversion_reads * csr});
+    return impl::cheapest_first(std::move(block), timer.seconds());
+  }
   double coverage = 0;
   const auto table =
       impl::frequent_values(A, CompressedSellMatrix<Scalar>::max_table_size, &coverage, std::size_t(1) << 20);
@@ -176,10 +223,10 @@ FormatChoice choose_format(const CsrMatrix<Scalar, int, Offset, Device>& A, int 
 
   FormatChoice choice;
   choice.products = products;
-  const double csr = nnz * (sizeof(Scalar) + sizeof(int)) + (rows + 1) * sizeof(Offset);
+  choice.vectors = vectors;
   auto add = [&](Format f, Kernel k, double bytes) {
     choice.candidates.push_back(
-        {f, k, bytes + vectors,
+        {f, k, bytes + vector_bytes,
          impl::kernel_efficiency<Exec>(f, rows, f == Format::csell && !uses_table, f == Format::csell ? lanes : 1),
          impl::conversion_reads<Exec>(f) * csr});
   };
@@ -198,18 +245,13 @@ FormatChoice choose_format(const CsrMatrix<Scalar, int, Offset, Device>& A, int 
   add(Format::sell, Kernel::scalar,
       padded * (sizeof(Scalar) + sizeof(int)) + (padded / slice_height + 1) * sizeof(Offset));
   add(Format::csell, lanes > 1 ? Kernel::vector : Kernel::scalar, csell);
-  std::stable_sort(
-      choice.candidates.begin(), choice.candidates.end(),
-      [products](const FormatEstimate& a, const FormatEstimate& b) { return a.cost(products) < b.cost(products); });
-  choice.format = choice.candidates.front().format;
-  choice.kernel = choice.candidates.front().kernel;
-  choice.seconds = timer.seconds();
-  return choice;
+  return impl::cheapest_first(std::move(choice), timer.seconds());
 }
 
 inline std::string FormatChoice::summary() const {
   std::string s = std::string(format_info(format).name) + " " + kernel_name(kernel) + " (model: bytes / efficiency";
   if (products > 0) s += ", " + std::to_string(static_cast<long long>(products)) + " products + conversion";
+  if (vectors > 1) s += ", " + std::to_string(vectors) + " vectors per product";
   s += ";";
   for (const auto& c : candidates) {
     s += " " + std::string(format_info(c.format).name) + " " + std::to_string(c.bytes / 1e6).substr(0, 8) + " MB / " +

@@ -43,6 +43,10 @@ struct FormatParams {
   /// csell's rows laid out longest first in windows of this many rows (CompressedSellMatrix::row_order;
   /// 0 or 1: in matrix order; -1: impl::automatic_sort_window, wider with values inline)
   int sort_window = -1;
+  /// csell keeps a value table only where its sampled values cover at least this share of the
+  /// entries; above 1: values always inline (10 bytes per entry, but no table lookup: what several
+  /// vectors per read want on GPUs, see impl::block_values_inline)
+  double min_table_coverage = 0.5;
 
   /// The parameters for formats built on the host to run on execution space Exec.
   template <class Exec>
@@ -50,6 +54,18 @@ struct FormatParams {
     FormatParams p;
     p.table_order = impl::default_table_order<Exec>();
     p.gpu_threads = impl::gpu_thread_slots<Exec>();
+    return p;
+  }
+
+  /// The parameters for csell built for several vectors per product (a block eigensolver) on Exec:
+  /// one lane per row (the lane-per-column kernels' layout), rows sorted in the automatic windows, and
+  /// values inline on GPUs (impl::block_values_inline).
+  template <class Exec>
+  static FormatParams for_block_products() {
+    FormatParams p = for_space<Exec>();
+    p.row_lanes = 1;
+    p.sort_window = -1;
+    if (impl::block_values_inline<Exec>) p.min_table_coverage = 2;
     return p;
   }
 };
@@ -158,8 +174,8 @@ auto build_format(const HostCsrMatrix<Scalar, int, Offset>& A, const FormatParam
         params.row_lanes > 0 ? params.row_lanes : impl::automatic_row_lanes(A, params.gpu_threads, params.slice_height);
     const int window =
         params.sort_window >= 0 ? params.sort_window : -1;  // -1: automatic, once the encoder knows its values
-    return to_compressed_sell(A, params.slice_height, params.table_size, 0.5, std::size_t(1) << 22, params.table_order,
-                              lanes, window);
+    return to_compressed_sell(A, params.slice_height, params.table_size, params.min_table_coverage,
+                              std::size_t(1) << 22, params.table_order, lanes, window);
   }
 }
 

@@ -299,7 +299,8 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
   }
 
   // The matrix: its nonzeros estimated from the exact lengths of up to 4096 rows spread over the space.
-  int csell_block_rows = 0;  // > 0: csell built in blocks of rows, never as a whole CSR
+  int csell_block_rows = 0;          // > 0: csell built in blocks of rows, never as a whole CSR
+  bool csell_values_inline = false;  // csell without a value table, for several roots' block products
   {
     const std::size_t n = space.size();
     const std::size_t samples = std::min<std::size_t>(n, 4096);
@@ -314,10 +315,14 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
     const double rows_d = static_cast<double>(n);
     mem.matrix = nnz * (sizeof(double) + sizeof(int)) + (rows_d + 1) * sizeof(std::size_t);
     const bool converts = options.format != "csr";
-    // a format of the same order (auto may keep CSR); csell ~0.4x of CSR on a CI Hamiltonian
-    mem.converted = !converts                                               ? 0.0
-                    : options.format == "csell" || options.format == "auto" ? 0.45 * mem.matrix
-                                                                            : mem.matrix;
+    const bool to_csell = options.format == "csell" || options.format == "auto";
+    // a format of the same order (auto may keep CSR); csell ~0.4x of CSR on a CI Hamiltonian, ~0.85x
+    // with its values inline (several roots on a GPU, impl::block_values_inline, where that fits)
+    const auto converted_bytes = [&] {
+      return !converts ? 0.0 : to_csell ? (csell_values_inline ? 0.85 : 0.45) * mem.matrix : mem.matrix;
+    };
+    csell_values_inline = to_csell && options.roots > 1 && impl::block_values_inline<Exec>;
+    mem.converted = converted_bytes();
     mem.davidson = davidson_vector_bytes(options.roots, rows_d);
     out << "memory estimate: matrix " << format_bytes(mem.matrix) << " in CSR (~" << std::setprecision(3) << nnz / 1e6
         << std::defaultfloat << "M nonzeros), solver " << format_bytes(mem.davidson) << "; available: host "
@@ -330,9 +335,18 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
     const bool csell_allowed = options.write_mtx.empty() && (options.format == "auto" || options.format == "csell");
     const double have = on_host ? host_have : device_have, fill = on_host ? 0.9 : 0.95;
     const double csell_block = std::min(8e9, 0.15 * have);
-    const double need =
-        (on_host ? mem.space + mem.matrix + mem.converted : mem.matrix + (may_stay_on_device ? mem.converted : 0.0)) +
-        mem.davidson;
+    const auto need_for = [&] {
+      return (on_host ? mem.space + mem.matrix + mem.converted
+                      : mem.matrix + (may_stay_on_device ? mem.converted : 0.0)) +
+             mem.davidson;
+    };
+    if (csell_values_inline && need_for() > fill * have) {  // the value table's 4 bytes per entry, then
+      csell_values_inline = false;
+      mem.converted = converted_bytes();
+      out << "csell's values inline (faster block products) do not fit beside the CSR on " << Exec::name()
+          << ": csell keeps its value table" << std::endl;
+    }
+    const double need = need_for();
     if (need > fill * have && csell_allowed && nnz > 0 &&
         (on_host ? mem.space : 0.0) + 0.45 * mem.matrix + csell_block + mem.davidson <= fill * have) {
       const double row_bytes = mem.matrix / static_cast<double>(n);
@@ -400,8 +414,10 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
     if (options.format == "auto") {
       // for Davidson's reads of the matrix, conversion included (from the row lengths and sampled values):
       // the block Davidson reads it once per iteration whatever the roots (H2O/6-31G full CI: 14, 17 and
-      // 20 reads for 1, 5 and 10 roots), and block products gain less from fewer bytes than single ones
-      const FormatChoice choice = choose_format<Exec>(H_exec, 32, davidson_reads);
+      // 20 reads for 1, 5 and 10 roots); several roots' block products on a GPU, where csell's values
+      // inline fit, by the block model (choose_format's `vectors`)
+      const FormatChoice choice =
+          choose_format<Exec>(H_exec, 32, davidson_reads, csell_values_inline ? options.roots : 1);
       format = choice.format;
       out << "automatic format choice: " << choice.summary() << "\n";
     } else {
@@ -417,13 +433,14 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
         const auto C = allocating(
             "Compressed Sliced ELLPACK (estimated " + format_bytes(mem.converted) + ") beside the CSR Hamiltonian",
             advice(options, space.max_level, mem.matrix), [&] {
-              // lanes per row where the rows leave the GPU's thread slots free, and rows sorted by
-              // length in windows, for one root's single-vector products (several roots' block
-              // products take one lane per row, in the matrix's order)
+              // lanes per row where the rows leave the GPU's thread slots free for one root's
+              // single-vector products; several roots' block products take one lane per row and, on
+              // a GPU where it fits, values inline and rows sorted by length in windows
+              // (FormatParams::for_block_products), elsewhere rows in the matrix's order
               const bool one_root = options.roots == 1;
               const int lanes = one_root ? impl::automatic_row_lanes(H_exec, impl::gpu_thread_slots<Exec>()) : 1;
-              return to_compressed_sell(H_exec, 32, 65536, 0.5, std::size_t(1) << 22, ValueTableOrder::automatic, lanes,
-                                        one_root ? -1 : 1);
+              return to_compressed_sell(H_exec, 32, 65536, csell_values_inline ? 2.0 : 0.5, std::size_t(1) << 22,
+                                        ValueTableOrder::automatic, lanes, one_root || csell_values_inline ? -1 : 1);
             });
         const double csr_bytes = static_cast<double>(allocated_bytes(H_exec));
         H_exec = {};
@@ -431,7 +448,8 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
         out << "converted to csell on " << Exec::name() << " in " << std::fixed << std::setprecision(3)
             << timings.convert << " s: " << format_bytes(static_cast<double>(allocated_bytes(C))) << " ("
             << std::setprecision(2) << static_cast<double>(allocated_bytes(C)) / csr_bytes << "x of CSR), "
-            << C.rest_nnz() << " entries outside the value table"
+            << (C.uses_table ? std::to_string(C.rest_nnz()) + " entries outside the value table"
+                             : std::string("values inline (for block products)"))
             << (C.row_lanes > 1 ? ", " + std::to_string(C.row_lanes) + " lanes per row" : std::string())
             << std::defaultfloat << std::endl;
         status = solve_and_report(C, diagonal, dump, options, timings, res, out);

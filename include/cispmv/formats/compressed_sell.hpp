@@ -427,6 +427,9 @@ inline constexpr int max_sort_window = 4096;
 /// ahead (perf/results/2026-11-24-session11/): scaled-1048576 (thread per row, unroll 8) 64 / 256 /
 /// 1,024 / 4,096 rows 3.98 / 3.94 / 3.72 / 3.72 ms; paper32k-1 (4 lanes) 0.094-0.096 / 0.093-0.097 /
 /// 0.091-0.094 / 0.091-0.095.
+/// A CI Hamiltonian encoded with its values inline for several vectors per product
+/// (block_values_inline) takes the inline window too: H200, session 12, frozen-core FCI, 8 vectors,
+/// lane shape: 0.790 ms against 0.864 in the matrix's order.
 inline constexpr int default_sort_rows = 64;
 inline constexpr int inline_sort_rows = 1024;
 inline int automatic_sort_window(int slice_height, int row_lanes, bool values_inline = false) {
@@ -435,6 +438,17 @@ inline int automatic_sort_window(int slice_height, int row_lanes, bool values_in
   const int window = (rows + slice_rows - 1) / slice_rows * slice_rows;
   return window <= max_sort_window ? window : 1;
 }
+
+/// Several vectors per product on a GPU take csell with its values inline (no value table). Their
+/// lane kernel is bound by L1 throughput, not by bytes: per entry it loads the 64-byte row of X (8
+/// vectors) and, with a table, one scattered lookup, a 32-byte sector of its own, where inline values
+/// are 8 contiguous bytes of a warp's 128. H200, session 12 (perf/results/2026-11-24-session12/),
+/// values inline against the table (rows in the matrix's order): frozen-core FCI 8 vectors 0.864
+/// against 1.00 ms, 16 vectors 1.32 against 1.50; all-electron FCI 8 vectors 8.26 against 9.32 (7.46
+/// with the rows sorted), for 2.5x the bytes of C. One vector keeps the table: its kernel waits on
+/// bytes and on its gathers' latency, and there 4 bytes per entry win.
+template <class Exec>
+inline constexpr bool block_values_inline = is_gpu_space_v<Exec>;
 
 /// Lays C's rows out longest first inside windows of `window` consecutive rows, ties in matrix order
 /// (CompressedSellMatrix::row_order). Called between the count and the fill pass of the encoder: it
@@ -573,7 +587,9 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell_by_bloc
   C.row_lanes = row_lanes;
   double coverage = 0.0;
   std::vector<Scalar> table;
-  if (blocks == 1) {
+  if (min_table_coverage > 1.0) {
+    // values inline whatever they cover: nothing to sample
+  } else if (blocks == 1) {
     table = impl::frequent_values(get(0), table_size, &coverage, max_samples);
   } else if (blocks > 1) {  // samples from the first rows of up to 8 blocks spread over the matrix
     const Ordinal sampled = std::min<Ordinal>(blocks, 8);
@@ -733,7 +749,8 @@ int automatic_row_lanes(const CsrMatrix<Scalar, Ordinal, Offset, Device>& A, lon
 /// lives: on the host from a host CSR, on the GPU from a device CSR (no host copy of the matrix; only
 /// the value samples and the table cross). O(nnz log(samples)) on the host for the value table and
 /// O(nnz) for the rest, in parallel over rows. `table_size` (1..65536) bounds the value table;
-/// slice_height > 0. Without a table (its sampled coverage below `min_table_coverage`), values are
+/// slice_height > 0. Without a table (its sampled coverage below `min_table_coverage`; above 1: never,
+/// and nothing is sampled), values are
 /// stored inline. `max_samples`: values sampled for the table (2^22: their sort on the host takes
 /// ~0.4 s, more than the rest of a GPU conversion of 10^9 entries; the 4,096 most frequent values of
 /// a CI Hamiltonian, ~95 % of its entries, are each sampled hundreds of times). `table_order`: the
