@@ -275,9 +275,11 @@ TEST(TEST_CATEGORY, CiDavidsonIsExactOnceTheBasisSpansTheSpace) {
   EXPECT_THROW(davidson_on_backend(random_symmetric(50, 1), random_symmetric(50, 1), opts), std::invalid_argument);
 }
 
-TEST(TEST_CATEGORY, CiDavidsonFindsRootsInUncoupledBlocksWithMoreGuesses) {
+TEST(TEST_CATEGORY, CiDavidsonFindsRootsInUncoupledBlocks) {
   // diag(0, 1) (+) [[0.5, 1], [1, 0.5]]: the lowest eigenvalue -0.5 lives in the second block,
-  // whose diagonal entries are not the smallest. One guess (row 0) spans an invariant subspace.
+  // whose diagonal entries are not the smallest. One unit guess (row 0) spans an invariant subspace,
+  // and here it is an exact eigenvector: its residual is 0 at once, so even a random start vector
+  // (the next test shows where one helps) may leave it converged there; more unit guesses do not.
   cispmv::HostCsr A("blocks", 4, 4, 6);
   const std::size_t ptr[] = {0, 1, 2, 4, 6};
   const int col[] = {0, 1, 2, 3, 2, 3};
@@ -288,13 +290,74 @@ TEST(TEST_CATEGORY, CiDavidsonFindsRootsInUncoupledBlocksWithMoreGuesses) {
     A.values(k) = val[k];
   }
   cispmv::solvers::DavidsonOptions opts;
+  opts.random_start = false;  // unit vectors only
   const auto one = davidson_on_backend(A, A, opts);
   EXPECT_TRUE(one.converged);
-  EXPECT_NEAR(one.eigenvalues[0], 0.0, 1e-14);  // an eigenvalue, not the lowest: documented limitation
+  EXPECT_NEAR(one.eigenvalues[0], 0.0, 1e-14);  // an eigenvalue, not the lowest
   opts.num_guesses = 3;
   const auto three = davidson_on_backend(A, A, opts);
   EXPECT_TRUE(three.converged);
   EXPECT_NEAR(three.eigenvalues[0], -0.5, 1e-12);
+}
+
+// Three uncoupled blocks (a CI Hamiltonian's irreducible representations): the five smallest diagonal
+// entries all lie in the first, but the second and third hold lower eigenvalues than its fifth (their
+// off-diagonal couplings are strong). Unit start vectors converge to the wrong five; the
+// default start (with its random vector) finds the lowest five of the whole matrix (dense Jacobi).
+TEST(TEST_CATEGORY, CiDavidsonFindsTheLowestRootsOfEveryBlock) {
+  const int b = 60, n = 3 * b;
+  const auto blocks = {random_symmetric(b, 11), random_symmetric(b, 12, 0.5), random_symmetric(b, 13, 0.5)};
+  std::vector<std::vector<std::pair<int, double>>> rows(static_cast<std::size_t>(n));
+  int offset = 0;
+  double shift = 0.0;
+  for (const auto& B : blocks) {
+    for (int r = 0; r < b; ++r) {
+      for (std::size_t k = B.row_ptr(r); k < B.row_ptr(r + 1); ++k) {
+        const int c = B.col_idx(k);
+        // the later blocks: diagonal lifted above the first block's five smallest, couplings x8
+        const double v = offset == 0 ? B.values(k) : c == r ? B.values(k) + 1.0 + shift : 8.0 * B.values(k);
+        rows[static_cast<std::size_t>(offset + r)].push_back({offset + c, v});
+      }
+    }
+    offset += b;
+    shift += 0.05;
+  }
+  std::size_t nnz = 0;
+  for (const auto& r : rows) nnz += r.size();
+  cispmv::HostCsr A("blocks", n, n, nnz);
+  std::size_t at = 0;
+  for (int i = 0; i < n; ++i) {
+    A.row_ptr(i) = at;
+    for (const auto& [c, v] : rows[static_cast<std::size_t>(i)]) {
+      A.col_idx(at) = c;
+      A.values(at) = v;
+      ++at;
+    }
+  }
+  A.row_ptr(n) = at;
+  cispmv::validate(A);
+  const auto exact = cispmv::solvers::jacobi_eigen(dense_of(A), n);
+  // the case the test is for: the five smallest diagonal entries are all in the first block, and a
+  // lower root than the fifth lies in another block
+  std::vector<std::pair<double, int>> diag;
+  for (int i = 0; i < n; ++i) {
+    for (std::size_t k = A.row_ptr(i); k < A.row_ptr(i + 1); ++k) {
+      if (A.col_idx(k) == i) diag.push_back({A.values(k), i});
+    }
+  }
+  std::sort(diag.begin(), diag.end());
+  for (int c = 0; c < 5; ++c) ASSERT_LT(diag[static_cast<std::size_t>(c)].second, b);
+  cispmv::solvers::DavidsonOptions opts;
+  opts.num_roots = 5;
+  opts.residual_tolerance = 1e-8;
+  opts.random_start = false;
+  const auto units = davidson_on_backend(A, A, opts);
+  ASSERT_TRUE(units.converged);
+  EXPECT_GT(units.eigenvalues[4], exact.values[4] + 1e-6) << "unit start vectors found every root";
+  opts.random_start = true;
+  const auto spread = davidson_on_backend(A, A, opts);
+  ASSERT_TRUE(spread.converged);
+  for (int c = 0; c < 5; ++c) EXPECT_NEAR(spread.eigenvalues[c], exact.values[c], 1e-10) << "root " << c;
 }
 
 TEST(TEST_CATEGORY, CiFullCiOfH2MatchesPySCF) { check_against_pyscf("h2_sto3g"); }

@@ -6,6 +6,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "cispmv/impl/hash.hpp"
 #include "cispmv/impl/profiling.hpp"
 #include "cispmv/options.hpp"
 #include "cispmv/plan.hpp"
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
@@ -38,6 +40,11 @@ struct DavidsonOptions {
   /// num_roots, at most max_subspace). More of them guard against missing a root whose eigenvector
   /// is (nearly) orthogonal to the first guesses, e.g. in a block the guesses do not couple to.
   int num_guesses = 0;
+  /// One more start vector, dense and pseudo-random, so that no block of the matrix is out of the
+  /// solver's reach (see initial_guesses); false: unit vectors only. H2O/6-31G frozen-core full CI,
+  /// all irreducible representations, 5 roots: with unit vectors only the fifth root came out as the
+  /// seventh eigenvalue (-75.7155 Eh against PySCF's -75.7441), converged.
+  bool random_start = true;
   double denominator_guard = 1e-4;   ///< |theta - D_i| is raised to at least this in (D - theta)^-1
   double linear_dependence = 1e-10;  ///< a correction whose norm drops below this (relative) is discarded
   SpmvOptions spmv = {};             ///< the plan's options when davidson() is given a matrix
@@ -194,12 +201,18 @@ void combine(const Exec& exec, const Basis& P, const Basis& Q, const Small& Y, c
       });
 }
 
-/// V(:, c) = e_{rows(c)} for c < count: unit start vectors (local row i is global row first + i).
+/// V(:, c) = e_{rows(c)} for c < count: unit start vectors (local row i is global row first + i); with
+/// `random`, V(:, count) gets entries uniform in [-1, 1) from a hash of the global row (the same on
+/// every process of a distributed solve, whatever its rows).
 template <class Exec, class Basis, class Rows>
-void unit_columns(const Exec& exec, const Basis& V, const Rows& rows, int count, std::size_t first) {
+void start_columns(const Exec& exec, const Basis& V, const Rows& rows, int count, std::size_t first, bool random) {
   Kokkos::parallel_for(
       "cispmv::davidson::guess", Kokkos::RangePolicy<Exec>(exec, 0, V.extent(0)), KOKKOS_LAMBDA(const std::size_t i) {
         for (int c = 0; c < count; ++c) V(i, c) = i + first == rows(c) ? 1.0 : 0.0;
+        if (random) {
+          const std::uint64_t h = cispmv::impl::splitmix64_mix(static_cast<std::uint64_t>(i + first) + 1);
+          V(i, count) = static_cast<double>(h >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+        }
       });
 }
 
@@ -387,8 +400,13 @@ class Davidson {
     ++res_.num_spmv;
   }
 
-  /// Start vectors: unit vectors on the smallest diagonal entries (ties by row, for determinism).
-  /// Distributed: each process offers its smallest ones, all processes pick the same from all offers.
+  /// Start vectors: unit vectors on the smallest diagonal entries (ties by row, for determinism) and,
+  /// with DavidsonOptions::random_start, one dense pseudo-random vector orthogonalised against them.
+  /// Unit vectors alone span only the blocks of the matrix their rows belong to (a CI Hamiltonian's
+  /// irreducible representations): a root of another block is never found, and the solve still
+  /// converges, to the wrong roots. The random vector reaches every block, and Davidson's corrections
+  /// grow it where a lower root lies. Distributed: each process offers its smallest ones, all processes
+  /// pick the same from all offers.
   template <class DiagView>
   int initial_guesses(const DiagView& diagonal) {
     const int guesses = std::min(max_sub_, std::max(k_, opts_.num_guesses));
@@ -416,9 +434,10 @@ class Davidson {
     auto rows_host = Kokkos::create_mirror_view(rows);
     for (int c = 0; c < guesses; ++c) rows_host(c) = offers[static_cast<std::size_t>(c)].second;
     Kokkos::deep_copy(exec_, rows, rows_host);
-    unit_columns(exec_, V_, rows, guesses, first_);
+    const bool random = opts_.random_start && guesses < max_sub_ && static_cast<std::size_t>(guesses) < N_;
+    start_columns(exec_, V_, rows, guesses, first_, random);
     exec_.fence();
-    return guesses;
+    return random && orthonormalise(guesses) ? guesses + 1 : guesses;
   }
 
   /// Orthonormalises column m of V against columns 0..m-1 by classical Gram-Schmidt applied twice
@@ -580,7 +599,8 @@ class Davidson {
 /// for up to 16 of them (SpmvPlan::apply on rank-2 Views), otherwise once per vector. When the basis would exceed
 /// max_subspace it restarts from the lowest restart_size Ritz vectors (AV is combined the same way: no extra product).
 /// Like any Krylov-type method it cannot leave an invariant subspace that holds all its start vectors (a block of the
-/// matrix they do not couple to, e.g. another symmetry): see DavidsonOptions::num_guesses. A NaN in the residuals stops
+/// matrix they do not couple to, e.g. another symmetry): a dense random start vector beside the unit ones is there for
+/// that (DavidsonOptions::random_start; more unit guesses: DavidsonOptions::num_guesses). A NaN in the residuals stops
 /// the solve as not converged. Throws std::invalid_argument on a non-square operator, a diagonal of the wrong size or
 /// impossible options.
 template <class Exec, class Operator, class DiagView>
