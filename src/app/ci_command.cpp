@@ -301,6 +301,10 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
   // The matrix: its nonzeros estimated from the exact lengths of up to 4096 rows spread over the space.
   int csell_block_rows = 0;          // > 0: csell built in blocks of rows, never as a whole CSR
   bool csell_values_inline = false;  // csell without a value table, for several roots' block products
+  // several roots' block products take csell as FormatParams::for_block_products builds it (one lane,
+  // rows sorted in windows, values inline on a GPU), with its value table where the values inline
+  // would not fit
+  const FormatParams block_params = FormatParams::for_block_products<Exec>();
   {
     const std::size_t n = space.size();
     const std::size_t samples = std::min<std::size_t>(n, 4096);
@@ -321,7 +325,7 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
     const auto converted_bytes = [&] {
       return !converts ? 0.0 : to_csell ? (csell_values_inline ? 0.85 : 0.45) * mem.matrix : mem.matrix;
     };
-    csell_values_inline = to_csell && options.roots > 1 && impl::block_values_inline<Exec>;
+    csell_values_inline = to_csell && options.roots > 1 && block_params.min_table_coverage > 1.0;
     mem.converted = converted_bytes();
     mem.davidson = davidson_vector_bytes(options.roots, rows_d);
     out << "memory estimate: matrix " << format_bytes(mem.matrix) << " in CSR (~" << std::setprecision(3) << nnz / 1e6
@@ -433,14 +437,15 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
         const auto C = allocating(
             "Compressed Sliced ELLPACK (estimated " + format_bytes(mem.converted) + ") beside the CSR Hamiltonian",
             advice(options, space.max_level, mem.matrix), [&] {
-              // lanes per row where the rows leave the GPU's thread slots free for one root's
-              // single-vector products; several roots' block products take one lane per row and, on
-              // a GPU where it fits, values inline and rows sorted by length in windows
-              // (FormatParams::for_block_products), elsewhere rows in the matrix's order
+              // one root: lanes per row where the rows leave the GPU's thread slots free, rows
+              // sorted in the automatic windows; several roots: block_params
               const bool one_root = options.roots == 1;
-              const int lanes = one_root ? impl::automatic_row_lanes(H_exec, impl::gpu_thread_slots<Exec>()) : 1;
-              return to_compressed_sell(H_exec, 32, 65536, csell_values_inline ? 2.0 : 0.5, std::size_t(1) << 22,
-                                        ValueTableOrder::automatic, lanes, one_root || csell_values_inline ? -1 : 1);
+              const int lanes =
+                  one_root ? impl::automatic_row_lanes(H_exec, impl::gpu_thread_slots<Exec>()) : block_params.row_lanes;
+              const double coverage =
+                  csell_values_inline ? block_params.min_table_coverage : FormatParams{}.min_table_coverage;
+              return to_compressed_sell(H_exec, 32, 65536, coverage, std::size_t(1) << 22, ValueTableOrder::automatic,
+                                        lanes, one_root ? -1 : block_params.sort_window);
             });
         const double csr_bytes = static_cast<double>(allocated_bytes(H_exec));
         H_exec = {};
