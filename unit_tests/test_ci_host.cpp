@@ -683,6 +683,22 @@ TEST(CiHost, CiCommandPrintsCountsStatisticsAndEnergies) {
   EXPECT_NE(text.find("-0.5307733570"), std::string::npos) << text;  // PySCF: -0.530773357001
   EXPECT_NE(text.find("spmv"), std::string::npos) << text;
 
+  // every irrep (H2O/6-31G CISD, C2v): each irrep is searched (DavidsonOptions::row_blocks), and the
+  // ground state is PySCF's (ci_references.txt, h2o_631g_cisd)
+  {
+    cispmv::app::CiCommandOptions all = opts;
+    all.fcidump = data_path("h2o_631g.fcidump");
+    all.level = 2;
+    all.roots = 1;
+    all.restrict_to_isym = false;
+    std::ostringstream out1;
+    EXPECT_EQ(cispmv::app::ci_command(all, out1), 0);
+    const std::string t = out1.str();
+    EXPECT_NE(t.find("determinants: 2241"), std::string::npos) << t;
+    EXPECT_NE(t.find("irreps: 4, each searched; in 4 the next root lies above"), std::string::npos) << t;
+    EXPECT_NE(t.find("-76.1140864984"), std::string::npos) << t;  // PySCF: -76.114086498352
+  }
+
   // --write-mtx: a symmetric Matrix Market file that reads back as the same matrix.
   const std::string mtx = ::testing::TempDir() + "cispmv_ci_lih.mtx";
   opts.fcidump = data_path("lih_sto3g.fcidump");

@@ -300,22 +300,23 @@ TEST(TEST_CATEGORY, CiDavidsonFindsRootsInUncoupledBlocks) {
   EXPECT_NEAR(three.eigenvalues[0], -0.5, 1e-12);
 }
 
-// Three uncoupled blocks (a CI Hamiltonian's irreducible representations): the five smallest diagonal
-// entries all lie in the first, but the second and third hold lower eigenvalues than its fifth (their
-// off-diagonal couplings are strong). Unit start vectors converge to the wrong five; the
-// default start (with its random vector) finds the lowest five of the whole matrix (dense Jacobi).
-TEST(TEST_CATEGORY, CiDavidsonFindsTheLowestRootsOfEveryBlock) {
+// Three uncoupled blocks of 60 rows (a CI Hamiltonian's irreducible representations): the first as
+// random_symmetric makes it, the later two with their diagonals lifted by `lift` (+0.05 for the third)
+// and their couplings multiplied by `coupling`, so that they hold lower eigenvalues than the first
+// block's fifth although the five smallest diagonal entries all lie in the first.
+cispmv::HostCsr uncoupled_blocks(double lift, double coupling, std::vector<int>& block_of_row) {
   const int b = 60, n = 3 * b;
   const auto blocks = {random_symmetric(b, 11), random_symmetric(b, 12, 0.5), random_symmetric(b, 13, 0.5)};
   std::vector<std::vector<std::pair<int, double>>> rows(static_cast<std::size_t>(n));
+  block_of_row.assign(static_cast<std::size_t>(n), 0);
   int offset = 0;
   double shift = 0.0;
   for (const auto& B : blocks) {
     for (int r = 0; r < b; ++r) {
+      block_of_row[static_cast<std::size_t>(offset + r)] = offset / b;
       for (std::size_t k = B.row_ptr(r); k < B.row_ptr(r + 1); ++k) {
         const int c = B.col_idx(k);
-        // the later blocks: diagonal lifted above the first block's five smallest, couplings x8
-        const double v = offset == 0 ? B.values(k) : c == r ? B.values(k) + 1.0 + shift : 8.0 * B.values(k);
+        const double v = offset == 0 ? B.values(k) : c == r ? B.values(k) + lift + shift : coupling * B.values(k);
         rows[static_cast<std::size_t>(offset + r)].push_back({offset + c, v});
       }
     }
@@ -336,9 +337,7 @@ TEST(TEST_CATEGORY, CiDavidsonFindsTheLowestRootsOfEveryBlock) {
   }
   A.row_ptr(n) = at;
   cispmv::validate(A);
-  const auto exact = cispmv::solvers::jacobi_eigen(dense_of(A), n);
-  // the case the test is for: the five smallest diagonal entries are all in the first block, and a
-  // lower root than the fifth lies in another block
+  // the case these tests are for: the five smallest diagonal entries are all in the first block
   std::vector<std::pair<double, int>> diag;
   for (int i = 0; i < n; ++i) {
     for (std::size_t k = A.row_ptr(i); k < A.row_ptr(i + 1); ++k) {
@@ -346,7 +345,16 @@ TEST(TEST_CATEGORY, CiDavidsonFindsTheLowestRootsOfEveryBlock) {
     }
   }
   std::sort(diag.begin(), diag.end());
-  for (int c = 0; c < 5; ++c) ASSERT_LT(diag[static_cast<std::size_t>(c)].second, b);
+  for (int c = 0; c < 5; ++c) EXPECT_LT(diag[static_cast<std::size_t>(c)].second, b);
+  return A;
+}
+
+// Unit start vectors converge to the wrong five; the default start (with its random vector) finds the
+// lowest five of the whole matrix (dense Jacobi).
+TEST(TEST_CATEGORY, CiDavidsonFindsTheLowestRootsOfEveryBlock) {
+  std::vector<int> block_of_row;
+  const auto A = uncoupled_blocks(1.0, 8.0, block_of_row);
+  const auto exact = cispmv::solvers::jacobi_eigen(dense_of(A), A.num_rows);
   cispmv::solvers::DavidsonOptions opts;
   opts.num_roots = 5;
   opts.residual_tolerance = 1e-8;
@@ -358,6 +366,46 @@ TEST(TEST_CATEGORY, CiDavidsonFindsTheLowestRootsOfEveryBlock) {
   const auto spread = davidson_on_backend(A, A, opts);
   ASSERT_TRUE(spread.converged);
   for (int c = 0; c < 5; ++c) EXPECT_NEAR(spread.eigenvalues[c], exact.values[c], 1e-10) << "root " << c;
+  EXPECT_EQ(spread.guards, 0);
+}
+
+// The blocks named (DavidsonOptions::row_blocks): each block's smallest diagonal row is a guess and
+// each block's lowest pair beyond the roots a guard, so the lowest roots come out with unit guesses
+// alone, and where the later blocks lie far above (diagonal +4) with couplings strong enough to bring
+// their lowest eigenvalues among the five. 1, 5 and 8 roots; every block's guard settles.
+TEST(TEST_CATEGORY, CiDavidsonWithNamedBlocksFindsTheLowestRoots) {
+  for (const auto& [lift, coupling] : {std::pair{1.0, 8.0}, std::pair{4.0, 20.0}}) {
+    std::vector<int> block_of_row;
+    const auto A = uncoupled_blocks(lift, coupling, block_of_row);
+    const auto exact = cispmv::solvers::jacobi_eigen(dense_of(A), A.num_rows);
+    for (const bool random : {false, true}) {
+      for (const int roots : {1, 5, 8}) {
+        cispmv::solvers::DavidsonOptions opts;
+        opts.num_roots = roots;
+        opts.residual_tolerance = 1e-8;
+        opts.random_start = random;
+        opts.row_blocks = block_of_row;
+        const auto res = davidson_on_backend(A, A, opts);
+        const std::string what = "lift " + std::to_string(lift) + ", random start " + std::to_string(random) + ", " +
+                                 std::to_string(roots) + " roots";
+        ASSERT_TRUE(res.converged) << what;
+        EXPECT_EQ(res.guards, 3) << what;
+        for (int c = 0; c < roots; ++c)
+          EXPECT_NEAR(res.eigenvalues[c], exact.values[c], 1e-10) << what << ", root " << c;
+      }
+    }
+  }
+  // row_blocks of the wrong size, or a block outside [0, 64): refused
+  std::vector<int> block_of_row;
+  const auto A = uncoupled_blocks(1.0, 8.0, block_of_row);
+  cispmv::solvers::DavidsonOptions opts;
+  opts.row_blocks.assign(static_cast<std::size_t>(A.num_rows) - 1, 0);
+  EXPECT_THROW(davidson_on_backend(A, A, opts), std::invalid_argument);
+  opts.row_blocks = block_of_row;
+  opts.row_blocks[7] = 64;
+  EXPECT_THROW(davidson_on_backend(A, A, opts), std::invalid_argument);
+  opts.row_blocks[7] = -1;
+  EXPECT_THROW(davidson_on_backend(A, A, opts), std::invalid_argument);
 }
 
 TEST(TEST_CATEGORY, CiFullCiOfH2MatchesPySCF) { check_against_pyscf("h2_sto3g"); }

@@ -66,14 +66,15 @@ auto allocating(const std::string& what, const std::string& hint, Step&& step) -
 }
 
 template <class Matrix, class Diagonal>
-int solve_and_report(const Matrix& A, const Diagonal& diagonal, const FciDump& dump, const CiCommandOptions& options,
-                     const Timings& timings, CiResult& res, std::ostream& out) {
+int solve_and_report(const Matrix& A, const Diagonal& diagonal, const std::vector<int>& blocks, const FciDump& dump,
+                     const CiCommandOptions& options, const Timings& timings, CiResult& res, std::ostream& out) {
   using Exec = Kokkos::DefaultExecutionSpace;
   const Exec exec;
   solvers::DavidsonOptions dopts;
   dopts.num_roots = options.roots;
   dopts.residual_tolerance = options.residual_tolerance;
   dopts.max_iterations = options.max_iterations;
+  dopts.row_blocks = blocks;
   const SpmvPlan<Exec, Matrix> plan(exec, A, dopts.spmv);
   out << "davidson: format " << plan.description() << " on " << Exec::name() << ", " << options.roots
       << (options.roots == 1 ? " root" : " roots") << ", residual tolerance " << std::scientific << std::setprecision(1)
@@ -86,6 +87,13 @@ int solve_and_report(const Matrix& A, const Diagonal& diagonal, const FciDump& d
   out << "  iterations " << result.iterations << ", restarts " << result.restarts << ", SpMVs " << result.num_spmv
       << ", final subspace " << result.subspace_size << ", " << (result.converged ? "converged" : "NOT converged")
       << "\n";
+  if (!blocks.empty()) {
+    std::uint32_t seen = 0;
+    for (const int irrep : blocks) seen |= 1u << irrep;
+    int irreps = 0;
+    for (; seen != 0; seen &= seen - 1) ++irreps;
+    out << "  " << guards_line(result.guards, irreps) << "\n";
+  }
   out << "  root       eigenvalue (Eh)     total energy (Eh)   residual\n";
   for (int c = 0; c < options.roots; ++c) {
     out << "  " << std::setw(4) << c + 1 << std::fixed << std::setprecision(10) << std::setw(19)
@@ -293,6 +301,11 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
       << " from the reference), irrep "
       << (space.irrep == 0 ? std::string("unrestricted") : std::to_string(space.irrep) + " only") << "\n";
   out << "determinants: " << space.size() << std::endl;
+  // every irrep's rows named to the Davidson (its guesses and guards; see DavidsonOptions::row_blocks)
+  const int irreps = irrep_count(space);
+  const std::vector<int> blocks = irrep_blocks(space, 0, space.size());
+  // vectors per product at the start of the solve: the roots and, over several irreps, each irrep's guard
+  const int vectors = options.roots + (irreps > 1 ? irreps : 0);
   if (static_cast<std::size_t>(options.roots) > space.size()) {
     throw std::invalid_argument("cispmv ci: " + std::to_string(options.roots) + " roots asked for but the space has " +
                                 std::to_string(space.size()) + " determinants");
@@ -300,8 +313,8 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
 
   // The matrix: its nonzeros estimated from the exact lengths of up to 4096 rows spread over the space.
   int csell_block_rows = 0;          // > 0: csell built in blocks of rows, never as a whole CSR
-  bool csell_values_inline = false;  // csell without a value table, for several roots' block products
-  // several roots' block products take csell as FormatParams::for_block_products builds it (one lane,
+  bool csell_values_inline = false;  // csell without a value table, for block products
+  // block products (several roots, or irreps) take csell as FormatParams::for_block_products builds it (one lane,
   // rows sorted in windows, values inline on a GPU), with its value table where the values inline
   // would not fit
   const FormatParams block_params = FormatParams::for_block_products<Exec>();
@@ -321,13 +334,13 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
     const bool converts = options.format != "csr";
     const bool to_csell = options.format == "csell" || options.format == "auto";
     // a format of the same order (auto may keep CSR); csell ~0.4x of CSR on a CI Hamiltonian, ~0.85x
-    // with its values inline (several roots on a GPU, impl::block_values_inline, where that fits)
+    // with its values inline (block products on a GPU, impl::block_values_inline, where that fits)
     const auto converted_bytes = [&] {
       return !converts ? 0.0 : to_csell ? (csell_values_inline ? 0.85 : 0.45) * mem.matrix : mem.matrix;
     };
-    csell_values_inline = to_csell && options.roots > 1 && block_params.min_table_coverage > 1.0;
+    csell_values_inline = to_csell && vectors > 1 && block_params.min_table_coverage > 1.0;
     mem.converted = converted_bytes();
-    mem.davidson = davidson_vector_bytes(options.roots, rows_d);
+    mem.davidson = davidson_vector_bytes(options.roots, rows_d, irreps > 1 ? irreps : 0);
     out << "memory estimate: matrix " << format_bytes(mem.matrix) << " in CSR (~" << std::setprecision(3) << nnz / 1e6
         << std::defaultfloat << "M nonzeros), solver " << format_bytes(mem.davidson) << "; available: host "
         << format_bytes(host_have) << (on_host ? "" : ", device " + format_bytes(device_have)) << std::endl;
@@ -402,7 +415,7 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
         << static_cast<double>(allocated_bytes(C)) / mem.matrix << "x of its CSR), " << C.rest_nnz()
         << " entries outside the value table" << std::defaultfloat << std::endl;
     nnz = C.nnz();
-    status = solve_and_report(C, diagonal, dump, options, timings, res, out);
+    status = solve_and_report(C, diagonal, blocks, dump, options, timings, res, out);
   } else {
     CsrMatrix<double, int, std::size_t, Exec> H_exec =
         allocating("the Hamiltonian (estimated " + format_bytes(mem.matrix) + ")", "",
@@ -418,10 +431,9 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
     if (options.format == "auto") {
       // for Davidson's reads of the matrix, conversion included (from the row lengths and sampled values):
       // the block Davidson reads it once per iteration whatever the roots (H2O/6-31G full CI: 14, 17 and
-      // 20 reads for 1, 5 and 10 roots); several roots' block products on a GPU, where csell's values
-      // inline fit, by the block model (choose_format's `vectors`)
-      const FormatChoice choice =
-          choose_format<Exec>(H_exec, 32, davidson_reads, csell_values_inline ? options.roots : 1);
+      // 20 reads for 1, 5 and 10 roots); several vectors per product (roots, or irreps' guards) on a
+      // GPU, where csell's values inline fit, by the block model (choose_format's `vectors`)
+      const FormatChoice choice = choose_format<Exec>(H_exec, 32, davidson_reads, csell_values_inline ? vectors : 1);
       format = choice.format;
       out << "automatic format choice: " << choice.summary() << "\n";
     } else {
@@ -431,15 +443,15 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
       // CSR stays where it was built and csell is encoded there: no host copy of the matrix at all
       const auto diagonal = csr_diagonal(Exec(), H_exec);
       if (format == Format::csr) {
-        status = solve_and_report(H_exec, diagonal, dump, options, timings, res, out);
+        status = solve_and_report(H_exec, diagonal, blocks, dump, options, timings, res, out);
       } else {
         timer.reset();
         const auto C = allocating(
             "Compressed Sliced ELLPACK (estimated " + format_bytes(mem.converted) + ") beside the CSR Hamiltonian",
             advice(options, space.max_level, mem.matrix), [&] {
-              // one root: lanes per row where the rows leave the GPU's thread slots free, rows
-              // sorted in the automatic windows; several roots: block_params
-              const bool one_root = options.roots == 1;
+              // one vector per product (one root of one irrep): lanes per row where the rows leave
+              // the GPU's thread slots free, rows sorted in the automatic windows; several: block_params
+              const bool one_root = vectors == 1;
               const int lanes =
                   one_root ? impl::automatic_row_lanes(H_exec, impl::gpu_thread_slots<Exec>()) : block_params.row_lanes;
               const double coverage =
@@ -457,7 +469,7 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
                              : std::string("values inline (for block products)"))
             << (C.row_lanes > 1 ? ", " + std::to_string(C.row_lanes) + " lanes per row" : std::string())
             << std::defaultfloat << std::endl;
-        status = solve_and_report(C, diagonal, dump, options, timings, res, out);
+        status = solve_and_report(C, diagonal, blocks, dump, options, timings, res, out);
       }
     } else {
       // other formats are converted from a host CSR (the host copy of a device-built matrix)
@@ -488,7 +500,7 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
         const auto A = to_device<Exec>(host_format);
         Kokkos::fence();
         timings.convert = timer.seconds();
-        return solve_and_report(A, diagonal, dump, options, timings, res, out);
+        return solve_and_report(A, diagonal, blocks, dump, options, timings, res, out);
       });
     }
   }

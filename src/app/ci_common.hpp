@@ -8,10 +8,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <fstream>
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace cispmv::app {
 
@@ -19,14 +21,50 @@ namespace cispmv::app {
 /// an H100, perf/results/2026-11-23-h100-session3/: 14, 17 and 20 for 1, 5 and 10 roots).
 inline constexpr double davidson_reads = 20.0;
 
-/// Bytes of Davidson's vectors for `rows` rows and `roots` roots: V and AV (max(24, 8 roots) columns
-/// each), residuals, restart scratch, and the row-major blocks of the block products (roots > 1;
-/// an even number of columns each).
-inline double davidson_vector_bytes(int roots, double rows) {
-  const int subspace = std::max(24, 8 * roots);
-  const int block = std::min(16, roots);
-  const double blocks = roots > 1 ? 2.0 * (block + block % 2) : 0.0;
-  return (2.0 * subspace + 4.0 * roots + 4.0 + blocks) * rows * sizeof(double);
+/// Bytes of Davidson's vectors for `rows` rows, `roots` roots and `guards` blocks' guards (the irreps
+/// of irrep_blocks; see DavidsonOptions::row_blocks): V and AV (max(24, 8 (roots + guards)) columns
+/// each), residuals, restart scratch, and the row-major blocks of the block products (an even number
+/// of columns each, where more than one vector is multiplied at a time).
+inline double davidson_vector_bytes(int roots, double rows, int guards = 0) {
+  const int active = roots + guards;
+  const int subspace = std::max(24, 8 * active);
+  const int block = std::min(16, active + guards);
+  const double blocks = active > 1 ? 2.0 * (block + block % 2) : 0.0;
+  return (2.0 * subspace + 4.0 * active + 4.0 + blocks) * rows * sizeof(double);
+}
+
+/// How many irreps the space's determinants have (1 when it is restricted to one).
+inline int irrep_count(const ci::DeterminantSpace& space) {
+  if (space.irrep != 0) return 1;
+  std::uint32_t all = 0;
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    all |= 1u << (space.alpha.irrep[static_cast<std::size_t>(space.alpha_id[i])] ^
+                  space.beta.irrep[static_cast<std::size_t>(space.beta_id[i])]);
+  }
+  int n = 0;
+  for (; all != 0; all &= all - 1) ++n;
+  return n;
+}
+
+/// The irrep (0-7) of each determinant of the rows [first, end), where the space's determinants have
+/// more than one: Davidson's row_blocks (the Hamiltonian couples no two irreps, and a root of an irrep
+/// that the start vectors do not reach would be missed; see DavidsonOptions::row_blocks). Else empty.
+inline std::vector<int> irrep_blocks(const ci::DeterminantSpace& space, std::size_t first, std::size_t end) {
+  if (irrep_count(space) < 2) return {};
+  std::vector<int> blocks(end - first);
+  for (std::size_t i = first; i < end; ++i) {
+    blocks[i - first] = static_cast<int>(space.alpha.irrep[static_cast<std::size_t>(space.alpha_id[i])] ^
+                                         space.beta.irrep[static_cast<std::size_t>(space.beta_id[i])]);
+  }
+  return blocks;
+}
+
+/// The line `cispmv ci` prints for a solve over several irreps: in how many of them the Davidson's
+/// guard settled, i.e. showed the irrep's next root above the last root asked for (DavidsonOptions::
+/// row_blocks; an irrep whose whole basis went into the roots has no guard).
+inline std::string guards_line(int guards, int irreps) {
+  return "irreps: " + std::to_string(irreps) + ", each searched; in " + std::to_string(guards) +
+         " the next root lies above the last root asked for";
 }
 
 /// "full CI", "CISD", ... for a space.

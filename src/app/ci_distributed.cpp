@@ -155,8 +155,8 @@ namespace {
 /// Davidson over the ranks with `A` (this rank's block, or its SplitBlock) as the local operand.
 template <class Operand, class Diagonal>
 int solve_distributed(MPI_Comm comm, const mpi::RowPartition& partition, const Operand& A, const Diagonal& diagonal,
-                      const std::vector<std::int64_t>& needed, const FciDump& dump, const CiCommandOptions& options,
-                      RankFigures& mine, nlohmann::json& j, std::ostream& out) {
+                      const std::vector<std::int64_t>& needed, const DeterminantSpace& space, const FciDump& dump,
+                      const CiCommandOptions& options, RankFigures& mine, nlohmann::json& j, std::ostream& out) {
   using Matrix = typename LocalMatrixOf<Operand>::type;
   const Exec exec;
   mpi::DistributedOptions dist;
@@ -168,6 +168,10 @@ int solve_distributed(MPI_Comm comm, const mpi::RowPartition& partition, const O
   dopts.num_roots = options.roots;
   dopts.residual_tolerance = options.residual_tolerance;
   dopts.max_iterations = options.max_iterations;
+  // this rank's rows' irreps, where the space has several (see irrep_blocks)
+  const int irreps = irrep_count(space);
+  dopts.row_blocks =
+      irrep_blocks(space, static_cast<std::size_t>(partition.first()), static_cast<std::size_t>(partition.end()));
   out << "davidson: format " << plan.local_plan().description() << " on " << Exec::name() << " per rank, exchange "
       << plan.description() << ", " << options.roots << (options.roots == 1 ? " root" : " roots") << std::endl;
   const auto result = solvers::davidson(exec, plan, diagonal, dopts);
@@ -179,10 +183,12 @@ int solve_distributed(MPI_Comm comm, const mpi::RowPartition& partition, const O
   if (options.spmv_repetitions > 0)
     status = std::max(status, detail::time_products(comm, plan, result, options, j, out));
   // this rank's Davidson vectors, and the global x (up to 16 columns) each product assembles
-  mine.vector_bytes = davidson_vector_bytes(options.roots, static_cast<double>(partition.local_rows())) +
-                      static_cast<double>(partition.global_rows) * sizeof(double) * std::min(16, options.roots);
+  mine.vector_bytes =
+      davidson_vector_bytes(options.roots, static_cast<double>(partition.local_rows()), irreps > 1 ? irreps : 0) +
+      static_cast<double>(partition.global_rows) * sizeof(double) * std::min(16, options.roots);
   out << "  iterations " << result.iterations << ", restarts " << result.restarts << ", products " << result.num_spmv
       << ", " << (result.converged ? "converged" : "NOT converged") << "\n";
+  if (irreps > 1) out << "  " << guards_line(result.guards, irreps) << "\n";
   out << "  root       eigenvalue (Eh)     total energy (Eh)   residual\n";
   std::vector<double> energies;
   for (int c = 0; c < options.roots; ++c) {
@@ -262,8 +268,8 @@ int solve_blocked(MPI_Comm comm, const FciDump& dump, const DeterminantSpace& sp
   for (std::size_t c = 0; c < read.size(); ++c) {
     if (read[c]) needed.push_back(static_cast<std::int64_t>(c));
   }
-  return split ? solve_distributed(comm, partition, parts, diagonal, needed, dump, options, mine, j, out)
-               : solve_distributed(comm, partition, whole, diagonal, needed, dump, options, mine, j, out);
+  return split ? solve_distributed(comm, partition, parts, diagonal, needed, space, dump, options, mine, j, out)
+               : solve_distributed(comm, partition, whole, diagonal, needed, space, dump, options, mine, j, out);
 }
 
 }  // namespace
@@ -321,8 +327,10 @@ int ci_distributed(const CiCommandOptions& options, std::ostream& text_out, MPI_
     out << "memory estimate: ~" << format_bytes(per_rank) << " of CSR per rank" << std::endl;
     // a block whose CSR does not fit beside its csell: csell built in blocks of rows (on every rank,
     // so that all ranks hold the same format), where the csell fits
-    const double vectors = davidson_vector_bytes(options.roots, static_cast<double>(n) / ranks) +
-                           static_cast<double>(n) * sizeof(double) * std::min(16, options.roots);
+    const int irreps = irrep_count(space);
+    const double vectors =
+        davidson_vector_bytes(options.roots, static_cast<double>(n) / ranks, irreps > 1 ? irreps : 0) +
+        static_cast<double>(n) * sizeof(double) * std::min(16, options.roots);
     const double piece = std::min(8e9, 0.15 * have);
     int needs_blocks = per_rank * 1.45 + vectors > 0.95 * have ? 1 : 0;
     MPI_Allreduce(MPI_IN_PLACE, &needs_blocks, 1, MPI_INT, MPI_MAX, comm);
@@ -392,7 +400,7 @@ int ci_distributed(const CiCommandOptions& options, std::ostream& text_out, MPI_
     if (options.exchange == "halo") needed = mpi::columns_read(split ? S.block.other : H.local);
 
     auto solve = [&](const auto& operand) {
-      return solve_distributed(comm, partition, operand, diagonal, needed, dump, options, mine, j, out);
+      return solve_distributed(comm, partition, operand, diagonal, needed, space, dump, options, mine, j, out);
     };
     if (format == Format::csr) {
       status = split ? solve(S.block) : solve(H.local);

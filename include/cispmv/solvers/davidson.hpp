@@ -20,6 +20,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -45,6 +46,19 @@ struct DavidsonOptions {
   /// all irreducible representations, 5 roots: with unit vectors only the fifth root came out as the
   /// seventh eigenvalue (-75.7155 Eh against PySCF's -75.7441), converged.
   bool random_start = true;
+  /// Blocks of rows the operator never couples, where the caller knows them (a CI Hamiltonian's
+  /// irreducible representations): row_blocks[i] in [0, 32) is the block of row i (of this process's
+  /// rows, for a distributed operator); empty: none known. Unit guesses and Davidson's corrections never
+  /// leave the blocks they start in, and a random start vector's Ritz value is too high for the solver
+  /// to improve it, so a solve can converge with a lower root of some block missing (H2O/6-31G
+  /// all-electron full CI, all irreps, 5 roots: the 7th eigenvalue came out as the 5th, random start or
+  /// not). With blocks: the start holds each block's lowest diagonal row beside the num_guesses lowest
+  /// rows (and, with random_start, one random vector per block); every correction stays in its Ritz
+  /// vector's block; and in every block the lowest Ritz pair that is not a wanted root (the block's
+  /// guard) must converge too. A converged guard above the last wanted root shows that its block holds
+  /// no lower root the solve missed (as far as Davidson finds a block's lowest root: symmetries inside
+  /// a block that the blocks do not name, e.g. the spin parity of M_S = 0 determinants, are not guarded).
+  std::vector<int> row_blocks;
   double denominator_guard = 1e-4;   ///< |theta - D_i| is raised to at least this in (D - theta)^-1
   double linear_dependence = 1e-10;  ///< a correction whose norm drops below this (relative) is discarded
   SpmvOptions spmv = {};             ///< the plan's options when davidson() is given a matrix
@@ -61,6 +75,7 @@ struct DavidsonResult {
   bool converged = false;
   int iterations = 0;  ///< subspace expansions done
   int restarts = 0;
+  int guards = 0;              ///< blocks (DavidsonOptions::row_blocks) whose guard pair converged with the roots
   int num_spmv = 0;            ///< reads of the matrix: products with one vector, or with a block of them
   int subspace_size = 0;       ///< basis size at the end
   double total_seconds = 0.0;  ///< the whole solve, fenced
@@ -201,31 +216,39 @@ void combine(const Exec& exec, const Basis& P, const Basis& Q, const Small& Y, c
       });
 }
 
-/// V(:, c) = e_{rows(c)} for c < count: unit start vectors (local row i is global row first + i); with
-/// `random`, V(:, count) gets entries uniform in [-1, 1) from a hash of the global row (the same on
-/// every process of a distributed solve, whatever its rows).
+/// V(:, c) = e_{rows(c)} for c < count: unit start vectors (local row i is global row first + i).
 template <class Exec, class Basis, class Rows>
-void start_columns(const Exec& exec, const Basis& V, const Rows& rows, int count, std::size_t first, bool random) {
+void start_columns(const Exec& exec, const Basis& V, const Rows& rows, int count, std::size_t first) {
   Kokkos::parallel_for(
       "cispmv::davidson::guess", Kokkos::RangePolicy<Exec>(exec, 0, V.extent(0)), KOKKOS_LAMBDA(const std::size_t i) {
         for (int c = 0; c < count; ++c) V(i, c) = i + first == rows(c) ? 1.0 : 0.0;
-        if (random) {
-          const std::uint64_t h = cispmv::impl::splitmix64_mix(static_cast<std::uint64_t>(i + first) + 1);
-          V(i, count) = static_cast<double>(h >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-        }
       });
 }
 
-/// t = (D - theta)^-1 r, with |D_i - theta| raised to at least `guard`: Davidson's correction.
-template <class Exec, class Diag, class R, class T>
+/// V(:, col) gets entries uniform in [-1, 1) from a hash of the global row (the same on every process
+/// of a distributed solve, whatever its rows); with block >= 0 only on the rows of that block.
+template <class Exec, class Basis, class Blocks>
+void random_column(const Exec& exec, const Basis& V, int col, std::size_t first, const Blocks& blocks, int block) {
+  Kokkos::parallel_for(
+      "cispmv::davidson::random_guess", Kokkos::RangePolicy<Exec>(exec, 0, V.extent(0)),
+      KOKKOS_LAMBDA(const std::size_t i) {
+        const std::uint64_t h = cispmv::impl::splitmix64_mix(static_cast<std::uint64_t>(i + first) + 1);
+        const double x = static_cast<double>(h >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+        V(i, col) = block < 0 || blocks(i) == block ? x : 0.0;
+      });
+}
+
+/// t = (D - theta)^-1 r, with |D_i - theta| raised to at least `guard`: Davidson's correction; with
+/// block >= 0, zero outside the rows of that block (the block of the Ritz vector it corrects).
+template <class Exec, class Diag, class R, class T, class Blocks>
 void precondition(const Exec& exec, const Diag& diagonal, const double theta, const double guard, const R& r,
-                  const T& t) {
+                  const T& t, const Blocks& blocks, const int block) {
   Kokkos::parallel_for(
       "cispmv::davidson::precondition", Kokkos::RangePolicy<Exec>(exec, 0, t.extent(0)),
       KOKKOS_LAMBDA(const std::size_t i) {
         double den = diagonal(i) - theta;
         if (den < guard && den > -guard) den = den < 0 ? -guard : guard;
-        t(i) = r(i) / den;
+        t(i) = block < 0 || blocks(i) == block ? r(i) / den : 0.0;
       });
 }
 
@@ -250,15 +273,19 @@ class Davidson {
       N_ = n_;
     }
     check_arguments();
+    count_blocks();
+    const int active = k_ + guards_;  // wanted roots and the blocks' guards: the pairs that must converge
     const std::size_t wanted =
-        static_cast<std::size_t>(opts.max_subspace > 0 ? opts.max_subspace : std::max(24, 8 * k_));
+        static_cast<std::size_t>(opts.max_subspace > 0 ? opts.max_subspace : std::max(24, 8 * active));
     max_sub_ = static_cast<int>(std::min(N_, wanted));
-    keep_ = std::min(max_sub_ - k_, std::max(k_, opts.restart_size > 0 ? opts.restart_size : 2 * k_));
-    // A restart keeps at least the wanted roots and leaves room for one correction per root, unless
-    // the basis may grow to span the whole space.
-    if (static_cast<std::size_t>(max_sub_) < N_ && keep_ < k_) {
-      throw std::invalid_argument("cispmv::davidson: max_subspace = " + std::to_string(max_sub_) +
-                                  " is too small for " + std::to_string(k_) + " roots (need >= 2 * num_roots)");
+    keep_ = std::min(max_sub_ - active, std::max(active, opts.restart_size > 0 ? opts.restart_size : 2 * active));
+    // A restart keeps at least the pairs that must converge and leaves room for one correction per
+    // pair, unless the basis may grow to span the whole space.
+    if (static_cast<std::size_t>(max_sub_) < N_ && keep_ < active) {
+      throw std::invalid_argument(
+          "cispmv::davidson: max_subspace = " + std::to_string(max_sub_) + " is too small for " + std::to_string(k_) +
+          " roots" + (guards_ > 0 ? " and " + std::to_string(guards_) + " blocks' guards" : std::string()) +
+          " (need >= 2 * (roots + guards))");
     }
     allocate();
   }
@@ -268,24 +295,24 @@ class Davidson {
     Kokkos::Timer total;
     m_ = initial_guesses(diagonal);
     extend_projection(0, m_);
-    std::vector<double> residual(static_cast<std::size_t>(k_), 0.0);
+    std::vector<double> residual(static_cast<std::size_t>(k_ + guards_), 0.0);
     while (true) {
       const SymmetricEigen eig = ritz_pairs();
       const double worst = residual_norms(residual);
       res_.max_residual_history.push_back(worst);
-      const bool done = worst < opts_.residual_tolerance;
+      int unconverged = 0;
+      for (int c = 0; c < active_; ++c) unconverged += !settled(c, residual);
+      const bool done = worst < opts_.residual_tolerance && unconverged == 0;
       // A full basis spans the space: its Ritz pairs are exact, nothing to add.
       if (done || res_.iterations >= opts_.max_iterations || static_cast<std::size_t>(m_) == N_) {
         // a NaN residual (NaN in the matrix or the start) is never convergence, not even of a full basis
         res_.converged = !std::isnan(worst) && (done || static_cast<std::size_t>(m_) == N_);
         break;
       }
-      int unconverged = 0;
-      for (int c = 0; c < k_; ++c) unconverged += residual[c] >= opts_.residual_tolerance;
-      const int nvec = std::min(m_, std::max(k_, keep_));
+      const int nvec = std::min(m_, std::max(active_, keep_));
       if (m_ + unconverged > max_sub_ && m_ > nvec) restart(eig, nvec);
       const int first = m_;
-      add_corrections(eig, residual, diagonal);
+      add_corrections(residual, diagonal);
       if (m_ == first) break;  // every correction lay in the span: the solve has stagnated
       extend_projection(first, m_);
       ++res_.iterations;
@@ -304,6 +331,42 @@ class Davidson {
     if (k_ < 1 || static_cast<std::size_t>(k_) > N_) {
       throw std::invalid_argument("cispmv::davidson: num_roots = " + std::to_string(k_) + " for an operator of " +
                                   std::to_string(N_) + " rows");
+    }
+  }
+
+  /// The blocks of DavidsonOptions::row_blocks: checked, copied to the operator's memory space, and
+  /// counted over every process (a distributed solve gathers them even where no process has blocks,
+  /// so that all processes take part). One block needs no guard: guards_ is 0 then.
+  void count_blocks() {
+    static_assert(max_blocks <= 52, "the blocks' bit mask travels between processes as a double");
+    const std::vector<int>& b = opts_.row_blocks;
+    if (!b.empty() && b.size() != n_) {
+      throw std::invalid_argument("cispmv::davidson: row_blocks has " + std::to_string(b.size()) + " entries for " +
+                                  std::to_string(n_) + " rows");
+    }
+    std::uint64_t present = 0;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      if (b[i] < 0 || b[i] >= max_blocks) {
+        throw std::invalid_argument("cispmv::davidson: row_blocks[" + std::to_string(i) + "] = " +
+                                    std::to_string(b[i]) + " is outside [0, " + std::to_string(max_blocks) + ")");
+      }
+      present |= std::uint64_t(1) << b[i];
+    }
+    if constexpr (distributed) {
+      for (const double mask : op_.gather_from_ranks(std::vector<double>{static_cast<double>(present)}))
+        present |= static_cast<std::uint64_t>(mask);
+    }
+    num_blocks_ = 0;
+    for (std::uint64_t p = present; p != 0; p >>= 1) ++num_blocks_;  // 1 + the largest block
+    int count = 0;
+    for (std::uint64_t p = present; p != 0; p &= p - 1) ++count;
+    guards_ = count > 1 ? count : 0;
+    if (guards_ > 0) {
+      blocks_ = Blocks(alloc("cispmv::davidson::row_blocks"), n_);
+      const Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(b.data(),
+                                                                                                      b.size());
+      if (n_ > 0) Kokkos::deep_copy(exec_, blocks_, host);
+      exec_.fence();
     }
   }
 
@@ -331,7 +394,7 @@ class Davidson {
   }
 
   void allocate() {
-    const int ncols = std::max(k_, keep_);
+    const int ncols = std::max(k_ + guards_, keep_);
     V_ = Basis(alloc("cispmv::davidson::V"), n_, max_sub_);
     AV_ = Basis(alloc("cispmv::davidson::AV"), n_, max_sub_);
     R_ = Basis(alloc("cispmv::davidson::R"), n_, ncols);        // residuals
@@ -343,8 +406,9 @@ class Davidson {
     partial_ = Partial(alloc("cispmv::davidson::partial_dots"), static_cast<std::size_t>(max_sub_), chunks);
     partial_host_ = Kokkos::create_mirror_view(partial_);
     h_host_ = Kokkos::create_mirror_view(h_);
-    if constexpr (has_block_apply<Operator>::value) {  // row-major blocks of the products (see apply)
-      const int width = std::min(std::max(k_, opts_.num_guesses), 16);
+    if constexpr (has_block_apply<Operator>::value) {                   // row-major blocks of the products (see apply)
+      const int start = std::max(k_, opts_.num_guesses) + 2 * guards_;  // unit and random vectors per block
+      const int width = std::min(std::max(k_ + guards_, start), 16);
       if (width > 1) {  // an even row stride: the lane shape then loads X in aligned pairs
         X_ = Block(alloc("cispmv::davidson::X"), n_, width + width % 2);
         Y_block_ = Block(alloc("cispmv::davidson::AX"), n_, width + width % 2);
@@ -353,6 +417,7 @@ class Davidson {
     Y_host_ = Kokkos::create_mirror_view(Y_);
     theta_host_ = Kokkos::create_mirror_view(theta_);
     G_.assign(static_cast<std::size_t>(max_sub_) * max_sub_, 0.0);
+    col_block_.assign(static_cast<std::size_t>(max_sub_), -1);
   }
 
   double& g(int i, int j) { return G_[static_cast<std::size_t>(i) * max_sub_ + j]; }
@@ -400,44 +465,83 @@ class Davidson {
     ++res_.num_spmv;
   }
 
-  /// Start vectors: unit vectors on the smallest diagonal entries (ties by row, for determinism) and,
-  /// with DavidsonOptions::random_start, one dense pseudo-random vector orthogonalised against them.
+  /// Start vectors: unit vectors on the smallest diagonal entries (ties by row, for determinism), with
+  /// blocks (DavidsonOptions::row_blocks) each block's smallest too, and, with random_start, dense
+  /// pseudo-random vectors orthogonalised against them: one, or one per block on that block's rows.
   /// Unit vectors alone span only the blocks of the matrix their rows belong to (a CI Hamiltonian's
   /// irreducible representations): a root of another block is never found, and the solve still
-  /// converges, to the wrong roots. The random vector reaches every block, and Davidson's corrections
-  /// grow it where a lower root lies. Distributed: each process offers its smallest ones, all processes
-  /// pick the same from all offers.
+  /// converges, to the wrong roots. The random vector reaches every block; the blocks' guesses and
+  /// guards (ritz_pairs) make sure each block's lowest roots are found. Distributed: each process
+  /// offers its smallest ones, all processes pick the same from all offers.
   template <class DiagView>
   int initial_guesses(const DiagView& diagonal) {
     const int guesses = std::min(max_sub_, std::max(k_, opts_.num_guesses));
     auto d_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), diagonal);
-    std::vector<std::pair<double, std::size_t>> offers(n_);  // (diagonal, global row)
-    for (std::size_t i = 0; i < n_; ++i) offers[i] = {d_host(i), first_ + i};
+    using Offer = std::tuple<double, std::size_t, int>;  // (diagonal, global row, block or -1)
+    std::vector<Offer> offers(n_);
+    for (std::size_t i = 0; i < n_; ++i) offers[i] = {d_host(i), first_ + i, guards_ > 0 ? opts_.row_blocks[i] : -1};
     const std::size_t mine = std::min<std::size_t>(n_, static_cast<std::size_t>(guesses));
     std::partial_sort(offers.begin(), offers.begin() + static_cast<std::ptrdiff_t>(mine), offers.end());
+    // beside them, each block's smallest of the rest
+    std::vector<Offer> lowest(static_cast<std::size_t>(guards_ > 0 ? num_blocks_ : 0),
+                              {std::numeric_limits<double>::infinity(), std::size_t(0), -1});
+    for (std::size_t i = mine; i < n_ && guards_ > 0; ++i) {  // each block's smallest of the rest
+      Offer& best = lowest[static_cast<std::size_t>(std::get<2>(offers[i]))];
+      if (std::get<2>(best) < 0 || offers[i] < best) best = offers[i];
+    }
     offers.resize(mine);
-    if constexpr (distributed) {  // every process offers `guesses` pairs, padded with +inf
-      std::vector<double> flat(2 * static_cast<std::size_t>(guesses), std::numeric_limits<double>::infinity());
-      for (std::size_t i = 0; i < mine; ++i) {
-        flat[2 * i] = offers[i].first;
-        flat[2 * i + 1] = static_cast<double>(offers[i].second);  // exact below 2^53 rows
+    for (const Offer& o : lowest) {
+      if (std::get<2>(o) >= 0) offers.push_back(o);
+    }
+    if constexpr (distributed) {  // every process offers guesses + guards triples, padded with +inf
+      const std::size_t slots = static_cast<std::size_t>(guesses + guards_);
+      std::vector<double> flat(3 * slots, std::numeric_limits<double>::infinity());
+      for (std::size_t i = 0; i < offers.size(); ++i) {
+        flat[3 * i] = std::get<0>(offers[i]);
+        flat[3 * i + 1] = static_cast<double>(std::get<1>(offers[i]));  // exact below 2^53 rows
+        flat[3 * i + 2] = static_cast<double>(std::get<2>(offers[i]));
       }
       const std::vector<double> all = op_.gather_from_ranks(flat);
       offers.clear();
-      for (std::size_t i = 0; i + 1 < all.size(); i += 2) {
-        if (std::isfinite(all[i + 1])) offers.emplace_back(all[i], static_cast<std::size_t>(all[i + 1]));
+      for (std::size_t i = 0; i + 2 < all.size(); i += 3) {
+        if (std::isfinite(all[i + 1]))
+          offers.emplace_back(all[i], static_cast<std::size_t>(all[i + 1]), static_cast<int>(all[i + 2]));
       }
-      std::sort(offers.begin(), offers.end());
-      offers.resize(static_cast<std::size_t>(guesses));
     }
-    Kokkos::View<std::size_t*, memory_space> rows(alloc("cispmv::davidson::guess_rows"), guesses);
+    std::sort(offers.begin(), offers.end());
+    // the smallest overall, then the smallest of every block that has none among them
+    std::vector<Offer> picks(
+        offers.begin(), offers.begin() + std::min<std::ptrdiff_t>(guesses, static_cast<std::ptrdiff_t>(offers.size())));
+    for (int b = 0; b < (guards_ > 0 ? num_blocks_ : 0); ++b) {
+      const auto in = [b](const Offer& o) { return std::get<2>(o) == b; };
+      if (std::none_of(picks.begin(), picks.end(), in)) {
+        const auto o = std::find_if(offers.begin(), offers.end(), in);
+        if (o != offers.end() && static_cast<int>(picks.size()) < max_sub_) picks.push_back(*o);
+      }
+    }
+    const int units = static_cast<int>(picks.size());
+    Kokkos::View<std::size_t*, memory_space> rows(alloc("cispmv::davidson::guess_rows"), units);
     auto rows_host = Kokkos::create_mirror_view(rows);
-    for (int c = 0; c < guesses; ++c) rows_host(c) = offers[static_cast<std::size_t>(c)].second;
+    std::vector<bool> seeded(static_cast<std::size_t>(std::max(1, num_blocks_)), false);
+    for (int c = 0; c < units; ++c) {
+      rows_host(c) = std::get<1>(picks[static_cast<std::size_t>(c)]);
+      col_block_[static_cast<std::size_t>(c)] = std::get<2>(picks[static_cast<std::size_t>(c)]);
+      if (guards_ > 0) seeded[static_cast<std::size_t>(col_block_[static_cast<std::size_t>(c)])] = true;
+    }
     Kokkos::deep_copy(exec_, rows, rows_host);
-    const bool random = opts_.random_start && guesses < max_sub_ && static_cast<std::size_t>(guesses) < N_;
-    start_columns(exec_, V_, rows, guesses, first_, random);
+    start_columns(exec_, V_, rows, units, first_);
     exec_.fence();
-    return random && orthonormalise(guesses) ? guesses + 1 : guesses;
+    int m = units;
+    if (opts_.random_start) {
+      // one random vector, or one per block that holds a guess
+      for (int b = guards_ > 0 ? 0 : -1; b < (guards_ > 0 ? num_blocks_ : 0); ++b) {
+        if (m >= max_sub_ || static_cast<std::size_t>(m) >= N_) break;
+        if (b >= 0 && !seeded[static_cast<std::size_t>(b)]) continue;
+        random_column(exec_, V_, m, first_, blocks_, b);
+        if (orthonormalise(m)) col_block_[static_cast<std::size_t>(m++)] = b;
+      }
+    }
+    return m;
   }
 
   /// Orthonormalises column m of V against columns 0..m-1 by classical Gram-Schmidt applied twice
@@ -471,17 +575,48 @@ class Davidson {
     }
   }
 
-  /// Ritz pairs of the projected problem; their coefficients and values go to Y and theta.
+  /// Ritz pairs of the projected problem; the coefficients and values of those a restart would keep go
+  /// to Y and theta, in order_: first the active ones (the num_roots lowest, then, with blocks, each
+  /// block's guard: its lowest pair that is not among them), then the lowest others.
   SymmetricEigen ritz_pairs() {
     std::vector<double> Gm(static_cast<std::size_t>(m_) * m_);
     for (int i = 0; i < m_; ++i) {
       for (int j = 0; j < m_; ++j) Gm[static_cast<std::size_t>(i) * m_ + j] = g(i, j);
     }
     SymmetricEigen eig = jacobi_eigen(Gm, m_);
-    const int nvec = std::min(m_, std::max(k_, keep_));
-    for (int c = 0; c < nvec; ++c) {
-      theta_host_(c) = eig.values[c];
-      for (int j = 0; j < m_; ++j) Y_host_(j, c) = eig.vectors[static_cast<std::size_t>(c) * m_ + j];
+    // a Ritz vector's block: that of its largest coefficient (the basis vectors each lie in one block,
+    // and G couples no two blocks, so the Ritz vectors do not mix them)
+    std::vector<int> block(static_cast<std::size_t>(m_), -1);
+    for (int i = 0; i < m_ && guards_ > 0; ++i) {
+      int best = 0;
+      for (int j = 1; j < m_; ++j) {
+        if (std::abs(eig.vectors[static_cast<std::size_t>(i) * m_ + j]) >
+            std::abs(eig.vectors[static_cast<std::size_t>(i) * m_ + best]))
+          best = j;
+      }
+      block[static_cast<std::size_t>(i)] = col_block_[static_cast<std::size_t>(best)];
+    }
+    order_.clear();
+    for (int i = 0; i < std::min(k_, m_); ++i) order_.push_back(i);
+    for (int b = 0; b < (guards_ > 0 ? num_blocks_ : 0); ++b) {
+      for (int i = k_; i < m_; ++i) {
+        if (block[static_cast<std::size_t>(i)] == b) {
+          order_.push_back(i);
+          break;
+        }
+      }
+    }
+    active_ = static_cast<int>(order_.size());
+    const int nvec = std::min(m_, std::max(active_, keep_));
+    for (int i = 0; i < m_ && static_cast<int>(order_.size()) < nvec; ++i) {
+      if (std::find(order_.begin(), order_.end(), i) == order_.end()) order_.push_back(i);
+    }
+    order_block_.assign(order_.size(), -1);
+    for (std::size_t c = 0; c < order_.size(); ++c) {
+      const int i = order_[c];
+      order_block_[c] = block[static_cast<std::size_t>(i)];
+      theta_host_(c) = eig.values[static_cast<std::size_t>(i)];
+      for (int j = 0; j < m_; ++j) Y_host_(j, c) = eig.vectors[static_cast<std::size_t>(i) * m_ + j];
     }
     Kokkos::deep_copy(exec_, Y_, Y_host_);
     Kokkos::deep_copy(exec_, theta_, theta_host_);
@@ -489,17 +624,28 @@ class Davidson {
     return eig;
   }
 
-  /// Residuals r_c = (AV - theta_c V) y_c of the wanted roots into R; their norms into `residual`;
-  /// returns the largest. A NaN residual is the largest (never "converged").
+  /// Whether active pair c needs no more corrections: its residual is below the tolerance, or it is a
+  /// block's guard whose Ritz value minus its residual norm lies above the last root's Ritz value (an
+  /// eigenvalue lies within the residual norm of a Ritz value: that block's next one is above the
+  /// wanted roots, and converging it further would change nothing).
+  bool settled(int c, const std::vector<double>& residual) const {
+    const double r = residual[static_cast<std::size_t>(c)];
+    if (r < opts_.residual_tolerance) return true;
+    return c >= k_ && theta_host_(c) - r > theta_host_(k_ - 1);
+  }
+
+  /// Residuals r_c = (AV - theta_c V) y_c of the active pairs (the wanted roots and the blocks' guards)
+  /// into R; their norms into `residual`; returns the largest of the roots'. A NaN residual is the
+  /// largest (never "converged").
   double residual_norms(std::vector<double>& residual) {
-    combine(exec_, AV_, V_, Y_, theta_, m_, k_, R_, true);
-    const std::vector<double> r2 = global_multi_dot(R_, R_, column(R_, 0), k_, false);
+    combine(exec_, AV_, V_, Y_, theta_, m_, active_, R_, true);
+    const std::vector<double> r2 = global_multi_dot(R_, R_, column(R_, 0), active_, false);
     double worst = 0.0;
     bool not_a_number = false;
-    for (int c = 0; c < k_; ++c) {
+    for (int c = 0; c < active_; ++c) {
       residual[c] = std::sqrt(r2[c]);
       not_a_number = not_a_number || std::isnan(residual[c]);
-      worst = std::max(worst, residual[c]);
+      if (c < k_) worst = std::max(worst, residual[c]);
     }
     return not_a_number ? std::numeric_limits<double>::quiet_NaN() : worst;
   }
@@ -514,7 +660,10 @@ class Davidson {
     Kokkos::deep_copy(exec_, Kokkos::subview(AV_, Kokkos::ALL(), first_nvec),
                       Kokkos::subview(W_, Kokkos::ALL(), first_nvec));
     std::fill(G_.begin(), G_.end(), 0.0);
-    for (int c = 0; c < nvec; ++c) g(c, c) = eig.values[c];
+    for (int c = 0; c < nvec; ++c) {
+      g(c, c) = eig.values[static_cast<std::size_t>(order_[static_cast<std::size_t>(c)])];
+      col_block_[static_cast<std::size_t>(c)] = order_block_[static_cast<std::size_t>(c)];
+    }
     for (int c = 0; c < nvec; ++c) {
       for (int j = 0; j < nvec; ++j) Y_host_(j, c) = j == c ? 1.0 : 0.0;
     }
@@ -524,23 +673,27 @@ class Davidson {
     ++res_.restarts;
   }
 
-  /// Preconditioned corrections t = (D - theta)^-1 r for the unconverged roots, appended to V.
+  /// Preconditioned corrections t = (D - theta)^-1 r for the unconverged active pairs, appended to V
+  /// (each in its pair's block).
   template <class DiagView>
-  void add_corrections(const SymmetricEigen& eig, const std::vector<double>& residual, const DiagView& diagonal) {
-    for (int c = 0; c < k_; ++c) {
-      if (residual[c] < opts_.residual_tolerance) continue;
+  void add_corrections(const std::vector<double>& residual, const DiagView& diagonal) {
+    for (int c = 0; c < active_; ++c) {
+      if (settled(c, residual)) continue;
       if (m_ == max_sub_) break;  // only when max_sub == n < 2 * num_roots: no room for more
       auto t = column(V_, m_);
       auto r = column(R_, c);
-      precondition(exec_, diagonal, eig.values[c], opts_.denominator_guard, r, t);
-      if (orthonormalise(m_)) ++m_;
+      const int block = order_block_[static_cast<std::size_t>(c)];
+      precondition(exec_, diagonal, theta_host_(c), opts_.denominator_guard, r, t, blocks_, block);
+      if (orthonormalise(m_)) col_block_[static_cast<std::size_t>(m_++)] = block;
     }
   }
 
   /// Ritz vectors of the wanted roots and the final figures.
   void finish(const std::vector<double>& residual) {
     res_.eigenvalues.assign(theta_host_.data(), theta_host_.data() + k_);
-    res_.residual_norms = residual;
+    res_.residual_norms.assign(residual.begin(), residual.begin() + k_);
+    res_.guards = 0;
+    for (int c = k_; c < active_; ++c) res_.guards += settled(c, residual);
     res_.subspace_size = m_;
     res_.eigenvectors = Basis(alloc("cispmv::davidson::eigenvectors"), n_, k_);
     combine(exec_, V_, V_, Y_, theta_, m_, k_, res_.eigenvectors, false);
@@ -557,6 +710,15 @@ class Davidson {
   int max_sub_ = 0;
   int keep_ = 0;
   int m_ = 0;  ///< basis size
+  static constexpr int max_blocks = 32;
+  int num_blocks_ = 0;            ///< 1 + the largest of DavidsonOptions::row_blocks over all processes
+  int guards_ = 0;                ///< the blocks that hold rows, when there are several, else 0
+  int active_ = 0;                ///< pairs that must converge: the roots, then the guards (order_)
+  std::vector<int> order_;        ///< Ritz pairs in Y's column order (see ritz_pairs)
+  std::vector<int> order_block_;  ///< their blocks (-1: no blocks)
+  std::vector<int> col_block_;    ///< the block of each basis vector (-1: no blocks, or a random start)
+  using Blocks = Kokkos::View<int*, memory_space>;
+  Blocks blocks_;  ///< DavidsonOptions::row_blocks on the device (empty without guards)
   Basis V_, AV_, R_, W_, Y_;
   using Block = Kokkos::View<double**, Kokkos::LayoutRight, memory_space>;
   Block X_, Y_block_;  ///< row-major copies of the columns one block product takes and gives
