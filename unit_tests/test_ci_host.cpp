@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -697,6 +698,30 @@ TEST(CiHost, CiCommandPrintsCountsStatisticsAndEnergies) {
     EXPECT_NE(t.find("determinants: 2241"), std::string::npos) << t;
     EXPECT_NE(t.find("irreps: 4, each searched; in 4 the next root lies above"), std::string::npos) << t;
     EXPECT_NE(t.find("-76.1140864984"), std::string::npos) << t;  // PySCF: -76.114086498352
+
+    // the same integrals under an ORBSYM they break (orbitals 3 and 4, of irreps 3 and 1, swapped):
+    // the irreps are coupled, so they are no blocks and the Davidson searches the space as one
+    const FciDump h2o = cispmv::ci::read_fcidump(all.fcidump);
+    const auto space = cispmv::ci::make_determinant_space(h2o, 2, false);
+    EXPECT_TRUE(cispmv::ci::irreps_uncoupled(h2o, space));
+    FciDump broken = h2o;
+    std::swap(broken.orbsym[2], broken.orbsym[3]);
+    const auto broken_space = cispmv::ci::make_determinant_space(broken, 2, false);
+    EXPECT_FALSE(cispmv::ci::irreps_uncoupled(broken, broken_space));
+    std::ifstream in(all.fcidump);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string orbsym = "ORBSYM=1,1,3,1,2,1,3,3,2,1,1,3,1";
+    ASSERT_NE(text.find(orbsym), std::string::npos);
+    text.replace(text.find(orbsym), orbsym.size(), "ORBSYM=1,1,1,3,2,1,3,3,2,1,1,3,1");
+    const std::string path = ::testing::TempDir() + "cispmv_h2o_broken_orbsym.fcidump";
+    std::ofstream(path) << text;
+    all.fcidump = path;
+    std::ostringstream outb;
+    EXPECT_EQ(cispmv::app::ci_command(all, outb), 0);
+    const std::string tb = outb.str();
+    EXPECT_NE(tb.find("the integrals break ORBSYM"), std::string::npos) << tb;
+    EXPECT_EQ(tb.find("irreps: 4"), std::string::npos) << tb;
+    EXPECT_NE(tb.find("-76.1140864984"), std::string::npos) << tb;
   }
 
   // --write-mtx: a symmetric Matrix Market file that reads back as the same matrix.

@@ -303,7 +303,9 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
   out << "determinants: " << space.size() << std::endl;
   // every irrep's rows named to the Davidson (its guesses and guards; see DavidsonOptions::row_blocks)
   const int irreps = irrep_count(space);
-  const std::vector<int> blocks = irrep_blocks(space, 0, space.size());
+  const std::vector<int> blocks = irrep_blocks(dump, space, 0, space.size());
+  if (irreps > 1 && blocks.empty())
+    out << "  the integrals break ORBSYM (they couple the irreps): the Davidson searches the space as one" << std::endl;
   // vectors per product at the start of the solve: the roots and, over several irreps, each irrep's guard
   const int vectors = options.roots + (irreps > 1 ? irreps : 0);
   if (static_cast<std::size_t>(options.roots) > space.size()) {

@@ -47,10 +47,12 @@ inline int irrep_count(const ci::DeterminantSpace& space) {
 }
 
 /// The irrep (0-7) of each determinant of the rows [first, end), where the space's determinants have
-/// more than one: Davidson's row_blocks (the Hamiltonian couples no two irreps, and a root of an irrep
-/// that the start vectors do not reach would be missed; see DavidsonOptions::row_blocks). Else empty.
-inline std::vector<int> irrep_blocks(const ci::DeterminantSpace& space, std::size_t first, std::size_t end) {
-  if (irrep_count(space) < 2) return {};
+/// more than one and the Hamiltonian of `dump` couples none of them (ci::irreps_uncoupled: the
+/// integrals obey ORBSYM): Davidson's row_blocks (a root of an irrep that the start vectors do not
+/// reach would otherwise be missed; see DavidsonOptions::row_blocks). Else empty.
+inline std::vector<int> irrep_blocks(const ci::FciDump& dump, const ci::DeterminantSpace& space, std::size_t first,
+                                     std::size_t end) {
+  if (irrep_count(space) < 2 || !ci::irreps_uncoupled(dump, space)) return {};
   std::vector<int> blocks(end - first);
   for (std::size_t i = first; i < end; ++i) {
     blocks[i - first] = static_cast<int>(space.alpha.irrep[static_cast<std::size_t>(space.alpha_id[i])] ^

@@ -171,7 +171,7 @@ int solve_distributed(MPI_Comm comm, const mpi::RowPartition& partition, const O
   // this rank's rows' irreps, where the space has several (see irrep_blocks)
   const int irreps = irrep_count(space);
   dopts.row_blocks =
-      irrep_blocks(space, static_cast<std::size_t>(partition.first()), static_cast<std::size_t>(partition.end()));
+      irrep_blocks(dump, space, static_cast<std::size_t>(partition.first()), static_cast<std::size_t>(partition.end()));
   out << "davidson: format " << plan.local_plan().description() << " on " << Exec::name() << " per rank, exchange "
       << plan.description() << ", " << options.roots << (options.roots == 1 ? " root" : " roots") << std::endl;
   const auto result = solvers::davidson(exec, plan, diagonal, dopts);
@@ -188,7 +188,7 @@ int solve_distributed(MPI_Comm comm, const mpi::RowPartition& partition, const O
       static_cast<double>(partition.global_rows) * sizeof(double) * std::min(16, options.roots);
   out << "  iterations " << result.iterations << ", restarts " << result.restarts << ", products " << result.num_spmv
       << ", " << (result.converged ? "converged" : "NOT converged") << "\n";
-  if (irreps > 1) out << "  " << guards_line(result.guards, irreps) << "\n";
+  if (irreps > 1 && !dopts.row_blocks.empty()) out << "  " << guards_line(result.guards, irreps) << "\n";
   out << "  root       eigenvalue (Eh)     total energy (Eh)   residual\n";
   std::vector<double> energies;
   for (int c = 0; c < options.roots; ++c) {

@@ -512,6 +512,16 @@ void check_row_range(const DeterminantSpace& space, std::int64_t first, std::int
 
 }  // namespace
 
+bool irreps_uncoupled(const FciDump& integrals, const DeterminantSpace& space, const HamiltonianOptions& options) {
+  if (integrals.num_orbitals != space.num_orbitals) {
+    throw std::invalid_argument("cispmv::irreps_uncoupled: the integrals have " +
+                                std::to_string(integrals.num_orbitals) + " orbitals, the space " +
+                                std::to_string(space.num_orbitals));
+  }
+  return space.irrep != 0 ||
+         (options.symmetry_noise >= 0 && integrals_obey_symmetry(integrals, space.orbsym, options.symmetry_noise));
+}
+
 template <class Exec>
 CsrMatrix<double, int, std::size_t, Exec> build_hamiltonian(const Exec& exec, const FciDump& integrals,
                                                             const DeterminantSpace& space,

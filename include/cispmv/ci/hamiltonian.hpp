@@ -95,6 +95,13 @@ std::vector<std::size_t> hamiltonian_row_lengths(const FciDump& integrals, const
                                                  const std::vector<std::int64_t>& rows,
                                                  const HamiltonianOptions& options = {});
 
+/// Whether the Hamiltonian the builder makes of these (with these options) couples no two irreps of the
+/// space's determinants: true when the space holds one irrep, or when every integral that breaks
+/// ORBSYM is noise (HamiltonianOptions::symmetry_noise), so that the builder never computes an element
+/// between two irreps. Then each irrep is a block of rows the Davidson may search on its own
+/// (solvers::DavidsonOptions::row_blocks); otherwise the irreps are coupled and are no such blocks.
+bool irreps_uncoupled(const FciDump& integrals, const DeterminantSpace& space, const HamiltonianOptions& options = {});
+
 /// The diagonal of a host CSR matrix (zero where a row stores none): the Davidson preconditioner.
 Kokkos::View<double*, Kokkos::HostSpace> csr_diagonal(const HostCsr& A);
 
