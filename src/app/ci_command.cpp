@@ -66,8 +66,9 @@ auto allocating(const std::string& what, const std::string& hint, Step&& step) -
 }
 
 template <class Matrix, class Diagonal>
-int solve_and_report(const Matrix& A, const Diagonal& diagonal, const std::vector<int>& blocks, const FciDump& dump,
-                     const CiCommandOptions& options, const Timings& timings, CiResult& res, std::ostream& out) {
+int solve_and_report(const Matrix& A, const Diagonal& diagonal, const std::vector<int>& blocks, int irreps,
+                     const FciDump& dump, const CiCommandOptions& options, const Timings& timings, CiResult& res,
+                     std::ostream& out) {
   using Exec = Kokkos::DefaultExecutionSpace;
   const Exec exec;
   solvers::DavidsonOptions dopts;
@@ -87,13 +88,7 @@ int solve_and_report(const Matrix& A, const Diagonal& diagonal, const std::vecto
   out << "  iterations " << result.iterations << ", restarts " << result.restarts << ", SpMVs " << result.num_spmv
       << ", final subspace " << result.subspace_size << ", " << (result.converged ? "converged" : "NOT converged")
       << "\n";
-  if (!blocks.empty()) {
-    std::uint32_t seen = 0;
-    for (const int irrep : blocks) seen |= 1u << irrep;
-    int irreps = 0;
-    for (; seen != 0; seen &= seen - 1) ++irreps;
-    out << "  " << guards_line(result.guards, irreps) << "\n";
-  }
+  if (!blocks.empty()) out << "  " << guards_line(result.guards, irreps) << "\n";
   out << "  root       eigenvalue (Eh)     total energy (Eh)   residual\n";
   for (int c = 0; c < options.roots; ++c) {
     out << "  " << std::setw(4) << c + 1 << std::fixed << std::setprecision(10) << std::setw(19)
@@ -417,7 +412,7 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
         << static_cast<double>(allocated_bytes(C)) / mem.matrix << "x of its CSR), " << C.rest_nnz()
         << " entries outside the value table" << std::defaultfloat << std::endl;
     nnz = C.nnz();
-    status = solve_and_report(C, diagonal, blocks, dump, options, timings, res, out);
+    status = solve_and_report(C, diagonal, blocks, irreps, dump, options, timings, res, out);
   } else {
     CsrMatrix<double, int, std::size_t, Exec> H_exec =
         allocating("the Hamiltonian (estimated " + format_bytes(mem.matrix) + ")", "",
@@ -445,7 +440,7 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
       // CSR stays where it was built and csell is encoded there: no host copy of the matrix at all
       const auto diagonal = csr_diagonal(Exec(), H_exec);
       if (format == Format::csr) {
-        status = solve_and_report(H_exec, diagonal, blocks, dump, options, timings, res, out);
+        status = solve_and_report(H_exec, diagonal, blocks, irreps, dump, options, timings, res, out);
       } else {
         timer.reset();
         const auto C = allocating(
@@ -471,7 +466,7 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
                              : std::string("values inline (for block products)"))
             << (C.row_lanes > 1 ? ", " + std::to_string(C.row_lanes) + " lanes per row" : std::string())
             << std::defaultfloat << std::endl;
-        status = solve_and_report(C, diagonal, blocks, dump, options, timings, res, out);
+        status = solve_and_report(C, diagonal, blocks, irreps, dump, options, timings, res, out);
       }
     } else {
       // other formats are converted from a host CSR (the host copy of a device-built matrix)
@@ -502,7 +497,7 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
         const auto A = to_device<Exec>(host_format);
         Kokkos::fence();
         timings.convert = timer.seconds();
-        return solve_and_report(A, diagonal, blocks, dump, options, timings, res, out);
+        return solve_and_report(A, diagonal, blocks, irreps, dump, options, timings, res, out);
       });
     }
   }

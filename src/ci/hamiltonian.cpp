@@ -371,23 +371,28 @@ struct HamiltonianRows {
   }
 };
 
+// Whether the builder skips symmetry-forbidden elements, not computing them: when the space is
+// restricted to one irrep (they are outside it) or the integrals obey ORBSYM (they are zero). The one
+// rule of both make_rows and irreps_uncoupled.
+bool skips_forbidden(const FciDump& integrals, const DeterminantSpace& space, double symmetry_noise,
+                     const char* caller) {
+  if (integrals.num_orbitals != space.num_orbitals) {
+    throw std::invalid_argument(std::string(caller) + ": the integrals have " + std::to_string(integrals.num_orbitals) +
+                                " orbitals, the space " + std::to_string(space.num_orbitals));
+  }
+  return space.irrep != 0 || (symmetry_noise >= 0 && integrals_obey_symmetry(integrals, space.orbsym, symmetry_noise));
+}
+
 template <class Exec>
 HamiltonianRows<Exec> make_rows(const FciDump& integrals, const DeterminantSpace& space, double tolerance,
                                 double symmetry_noise) {
-  if (integrals.num_orbitals != space.num_orbitals) {
-    throw std::invalid_argument("cispmv::build_hamiltonian: the integrals have " +
-                                std::to_string(integrals.num_orbitals) + " orbitals, the space " +
-                                std::to_string(space.num_orbitals));
-  }
+  // (without it every string counts as irrep 0: nothing is skipped)
+  const bool use_symmetry = skips_forbidden(integrals, space, symmetry_noise, "cispmv::build_hamiltonian");
   using Mem = typename Exec::memory_space;
   const SlaterCondon sc(integrals);
   HamiltonianRows<Exec> f;
   f.norb = space.num_orbitals;
   f.max_level = space.max_level;
-  // Symmetry-forbidden elements are skipped, not computed, when the space is restricted to one irrep
-  // (they are outside it) or the integrals obey ORBSYM (they are zero); otherwise every irrep is 0.
-  const bool use_symmetry =
-      space.irrep != 0 || (symmetry_noise >= 0 && integrals_obey_symmetry(integrals, space.orbsym, symmetry_noise));
   auto irreps = [&](const SpinStrings& S) { return use_symmetry ? S.irrep : std::vector<std::uint8_t>(S.size(), 0); };
   const std::vector<std::uint8_t> a_irreps = irreps(space.alpha), b_irreps = irreps(space.beta);
   f.nka = space.alpha.max_rank() + 1;
@@ -513,13 +518,7 @@ void check_row_range(const DeterminantSpace& space, std::int64_t first, std::int
 }  // namespace
 
 bool irreps_uncoupled(const FciDump& integrals, const DeterminantSpace& space, const HamiltonianOptions& options) {
-  if (integrals.num_orbitals != space.num_orbitals) {
-    throw std::invalid_argument("cispmv::irreps_uncoupled: the integrals have " +
-                                std::to_string(integrals.num_orbitals) + " orbitals, the space " +
-                                std::to_string(space.num_orbitals));
-  }
-  return space.irrep != 0 ||
-         (options.symmetry_noise >= 0 && integrals_obey_symmetry(integrals, space.orbsym, options.symmetry_noise));
+  return skips_forbidden(integrals, space, options.symmetry_noise, "cispmv::irreps_uncoupled");
 }
 
 template <class Exec>

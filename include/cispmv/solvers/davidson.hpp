@@ -482,7 +482,6 @@ class Davidson {
     for (std::size_t i = 0; i < n_; ++i) offers[i] = {d_host(i), first_ + i, guards_ > 0 ? opts_.row_blocks[i] : -1};
     const std::size_t mine = std::min<std::size_t>(n_, static_cast<std::size_t>(guesses));
     std::partial_sort(offers.begin(), offers.begin() + static_cast<std::ptrdiff_t>(mine), offers.end());
-    // beside them, each block's smallest of the rest
     std::vector<Offer> lowest(static_cast<std::size_t>(guards_ > 0 ? num_blocks_ : 0),
                               {std::numeric_limits<double>::infinity(), std::size_t(0), -1});
     for (std::size_t i = mine; i < n_ && guards_ > 0; ++i) {  // each block's smallest of the rest
