@@ -283,6 +283,25 @@ class Suite {
         "csell", [this, other_order] { return build_format<Format::csell>(host_, other_order); }, {Kernel::scalar}, {},
         other_order.table_order == ValueTableOrder::frequency ? "/table:frequency" : "/table:first-use",
         "csell-other-order");
+    // csell's CPU slice kernel: its AVX-512 walk (SpmvOptions::host_simd; the table read by gathers or
+    // by loads) against the portable loop, with a value table and with values inline (FormatParams::
+    // for_space takes one of them by impl::host_simd::values_inline_pays)
+    if constexpr (!impl::is_gpu_space_v<Exec>) {
+      for (const double coverage : {0.5, 2.0}) {
+        FormatParams p = space_params;
+        p.min_table_coverage = coverage;
+        const std::string values = coverage > 1 ? "/values:inline" : "/values:table";
+        for (const HostSimd simd : {HostSimd::automatic, HostSimd::off, HostSimd::gather, HostSimd::loads}) {
+          const bool table_read = simd == HostSimd::gather || simd == HostSimd::loads;
+          if (table_read && (coverage > 1 || !impl::host_simd::avx512_available())) continue;
+          SpmvOptions o{Kernel::scalar};
+          o.host_simd = simd;
+          add_format(
+              "csell", [this, p] { return build_format<Format::csell>(host_, p); }, {Kernel::scalar}, o,
+              values + "/simd:" + host_simd_name(simd), "csell" + values);
+        }
+      }
+    }
     // the paper's Algorithm 7 as written: no unrolling (one load chain per lane), x not staged
     SpmvOptions alg7{Kernel::vector, 0, 0, 1};
     alg7.stage_reference_x = StageReferenceX::off;
@@ -627,6 +646,18 @@ int run_space(const Settings& settings) {
   benchmark::AddCustomContext("precision", settings.single ? "float" : "double");
   std::cerr << "spmv_bench: " << configuration_string() << "\nspmv_bench: space " << Exec::name() << ", copy bandwidth "
             << copy_bw * 1e-9 << " GB/s (read + write of " << (copy_bytes >> 20) << " MiB)\n";
+  if constexpr (!impl::is_gpu_space_v<Exec>) {  // csell's CPU walk (impl::host_simd) and how it reads a table here
+    const auto t = impl::host_simd::table_read_times();
+    std::cerr << "spmv_bench: csell's AVX-512 walk: "
+              << (impl::host_simd::avx512_available()
+                      ? "runs; table read by " +
+                            std::string(impl::host_simd::table_gathers_pay() ? "gathers" : "loads") +
+                            " (trial: gathers " + std::to_string(t.gather * 1e6) + " us, loads " +
+                            std::to_string(t.loads * 1e6) + " us); values " +
+                            (impl::host_simd::values_inline_pays() ? "inline" : "in a table") + " by default"
+                      : std::string("not on this CPU (the portable loop)"))
+              << "\n";
+  }
   benchmark::ConsoleReporter console;
   for (const auto& m : settings.matrices) {
     std::string description;

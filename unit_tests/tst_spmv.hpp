@@ -295,6 +295,80 @@ TYPED_TEST(SpmvTest, CompressedSellWithRestEntriesMatchesHostOracle) {
   cispmv::test::expect_matches_oracle<TEST_EXECSPACE>(inline_values, A, SpmvOptions{}, Scalar(1), Scalar(0), 63);
 }
 
+// csell's CPU slice kernel with its AVX-512 walk (SpmvOptions::host_simd; x86-64 CPUs with AVX-512)
+// and the portable loop: a table read by gathers and by loads, values in the rest R, values inline,
+// jump slots, two lanes per row, rows sorted in windows, slices of 8-64 rows (groups of 32 and of 8
+// rows, and tails of fewer), every beta case; an x of stride 2 falls back to the portable loop. On
+// GPUs the option has nothing to run: asking for a walk is refused.
+TYPED_TEST(SpmvTest, CompressedSellHostSimdMatchesHostOracle) {
+  using Scalar = TypeParam;
+  using Exec = TEST_EXECSPACE;
+  const bool gpu = impl::is_gpu_space_v<Exec>;
+  const bool avx512 = impl::host_simd::avx512_available();
+  const auto A = cispmv::test::csell_test_matrix<Scalar>(81);
+  const auto wide = cispmv::test::random_irregular<Scalar>(300, 400000, 82, 6);  // gaps beyond 16 bits
+  std::vector<std::pair<const HostCsrMatrix<Scalar, int, std::size_t>*, decltype(to_compressed_sell(A))>> cases;
+  for (int h : {8, 20, 32, 64}) {
+    cases.emplace_back(&A, to_compressed_sell(A, h, 65536, 0.0));  // a table
+    cases.emplace_back(&A, to_compressed_sell(A, h, 2000, 0.0));   // most values in R
+    cases.emplace_back(&A, to_compressed_sell(A, h, 65536, 2.0));  // values inline
+    cases.emplace_back(&wide, to_compressed_sell(wide, h, 65536, 0.0));
+  }
+  cases.emplace_back(&A, to_compressed_sell(A, 32, 65536, 0.0, std::size_t(1) << 22, ValueTableOrder::automatic, 2));
+  cases.emplace_back(&A,
+                     to_compressed_sell(A, 32, 65536, 2.0, std::size_t(1) << 22, ValueTableOrder::automatic, 1, 64));
+  for (const auto& [oracle, C] : cases) {
+    SCOPED_TRACE("slice height " + std::to_string(C.slice_height) + (C.uses_table ? ", table" : ", values inline") +
+                 ", rest " + std::to_string(C.rest_nnz()) + ", lanes " + std::to_string(C.row_lanes));
+    for (HostSimd simd : {HostSimd::automatic, HostSimd::off, HostSimd::gather, HostSimd::loads}) {
+      SCOPED_TRACE(std::string("host_simd ") + host_simd_name(simd));
+      SpmvOptions o{Kernel::scalar};
+      o.host_simd = simd;
+      const bool asked = simd == HostSimd::gather || simd == HostSimd::loads;
+      if (asked && (gpu || !avx512)) {  // nothing to run: refused, with the reason
+        try {
+          (void)make_spmv_plan(Exec(), to_device<Exec>(C), o);
+          ADD_FAILURE() << "host_simd accepted where no AVX-512 walk can run";
+        } catch (const std::invalid_argument& e) {
+          EXPECT_NE(std::string(e.what()).find("AVX-512"), std::string::npos) << e.what();
+        }
+        continue;
+      }
+      for (Scalar beta : {Scalar(0), Scalar(1), Scalar(-0.5)})
+        cispmv::test::expect_matches_oracle<Exec>(C, *oracle, o, Scalar(1.5), beta, 83);
+      // the walk the plan chose: values inline, or the table as asked (automatic: as this CPU's
+      // gathers and loads compare); none where no walk runs
+      using impl::host_simd::Walk;
+      const auto plan = make_spmv_plan(Exec(), to_device<Exec>(C), o);
+      Walk expected = Walk::none;
+      if (!gpu && avx512 && simd != HostSimd::off) {
+        const bool gather =
+            simd == HostSimd::gather || (simd == HostSimd::automatic && impl::host_simd::table_gathers_pay());
+        expected = !C.uses_table ? Walk::inline_values : gather ? Walk::table_gather : Walk::table_loads;
+      }
+      EXPECT_EQ(plan.host_walk(), expected);
+      EXPECT_EQ(plan.description().find("AVX-512") != std::string::npos, expected != Walk::none) << plan.description();
+    }
+  }
+  // x of stride 2 (a strided subview): the portable loop runs, with the same result
+  const auto& C = cases.front().second;
+  const auto hx = cispmv::test::random_vector<Scalar>(A.num_cols, 84);
+  Kokkos::View<Scalar*, Kokkos::HostSpace> expected("expected", A.num_rows);
+  host_oracle_spmv(Scalar(1), A, hx, Scalar(0), expected);
+  Kokkos::View<Scalar**, Kokkos::LayoutRight, TEST_MEMSPACE> x2("x2", A.num_cols, 2);
+  auto hx2 = Kokkos::create_mirror_view(x2);
+  for (int i = 0; i < A.num_cols; ++i) hx2(i, 0) = hx(i), hx2(i, 1) = Scalar(1e30);
+  Kokkos::deep_copy(x2, hx2);
+  const auto strided = Kokkos::subview(x2, Kokkos::ALL, 0);
+  Kokkos::View<Scalar*, TEST_MEMSPACE> y("y", A.num_rows);
+  spmv(Exec(), Scalar(1), to_device<Exec>(C), strided, Scalar(0), y);
+  Exec().fence();
+  EXPECT_TRUE(cispmv::test::allclose(y, expected, spmv_tolerance(A, hx, Scalar(1), 0.0)));
+  // a CPU whose walk reads a table no faster than values inline builds csell with values inline
+  EXPECT_EQ(FormatParams::for_space<Kokkos::DefaultHostExecutionSpace>().min_table_coverage > 1.0,
+            impl::host_simd::values_inline_pays());
+}
+
 // csell's thread-per-row kernel (GPUs; the host runs its slice shape) with every unroll factor: a
 // table of 9,000 values, rows whose values partly live in the rest R, and values stored inline.
 TYPED_TEST(SpmvTest, CompressedSellEveryUnrollMatchesHostOracle) {

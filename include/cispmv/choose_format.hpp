@@ -63,6 +63,10 @@ namespace impl {
 /// leave a GPU's thread slots free), whose vector kernel does not depend on the row count: H200,
 /// 70 % of copy with values inline (paper32k-1, 8 lanes), 37 % with a table (frozen-core FCI, 4 lanes;
 /// perf/results/2026-11-24-session8/).
+/// Host with csell's AVX-512 walk (impl::host_simd; perf/results/2026-11-25-session14/, frozen-core FCI,
+/// against Kokkos Kernels' CSR): values inline stream as CSR does (0.85; Zen 4, 2 cores: 1.0 GB in 36
+/// ms against CSR's 1.2 GB in 59), a table read by gathers 0.5 (Intel Xeon, 16 cores: 0.45 GB in 7.3
+/// ms against 1.2 GB in 11.2), by scalar loads 0.3 (Zen 4: 0.45 GB in 44 ms).
 template <class Exec>
 double kernel_efficiency(Format f, double rows, bool values_inline = false, int lanes = 1) {
   if constexpr (is_gpu_space_v<Exec>) {
@@ -78,12 +82,13 @@ double kernel_efficiency(Format f, double rows, bool values_inline = false, int 
       default: return 0.5;
     }
   } else {
-    (void)values_inline;
     (void)lanes;
     switch (f) {
       case Format::csr: return 0.85;
       case Format::sell: return 0.3;
-      case Format::csell: return 0.26;
+      case Format::csell:
+        if (!host_simd::avx512_available()) return 0.26;
+        return values_inline ? 0.85 : host_simd::table_gathers_pay() ? 0.5 : 0.3;
       default: return 0.5;
     }
   }
@@ -211,7 +216,7 @@ FormatChoice choose_format(const CsrMatrix<Scalar, int, Offset, Device>& A, int 
   double coverage = 0;
   const auto table =
       impl::frequent_values(A, CompressedSellMatrix<Scalar>::max_table_size, &coverage, std::size_t(1) << 20);
-  const bool uses_table = coverage >= 0.5;
+  const bool uses_table = coverage >= FormatParams::for_space<Exec>().min_table_coverage;
   // csell's lanes per row on this space (what build_format's automatic lanes give it)
   const int lanes =
       impl::automatic_row_lanes(A.num_rows, nnz, impl::gpu_thread_slots<Exec>(), slice_height, !uses_table);

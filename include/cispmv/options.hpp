@@ -44,6 +44,16 @@ enum class LoadsAhead {
   on          ///< as automatic, but the plan throws std::invalid_argument where it cannot run
 };
 
+/// csell's CPU slice kernel in AVX-512 (impl::host_simd: x86-64 CPUs that have AVX-512F and VL,
+/// double or float values, 32-bit columns, x of unit stride); elsewhere the portable loop runs.
+enum class HostSimd {
+  automatic,  ///< AVX-512 where it runs; the value table read by gathers or by scalar loads, whichever
+              ///< is faster on this CPU (impl::host_simd::table_gathers_pay, timed once per process)
+  off,        ///< the portable loop: for comparisons
+  gather,     ///< AVX-512, the table read by gathers; std::invalid_argument where AVX-512 cannot run
+  loads       ///< AVX-512, the table read by scalar loads; std::invalid_argument where AVX-512 cannot run
+};
+
 /// How a multi-vector product (rank-2 X and Y, k columns) spreads its columns over threads.
 enum class BlockShape {
   automatic,  ///< lanes on GPUs for 8 or more columns in the formats that have that shape (CSR, csell), else rows
@@ -74,6 +84,7 @@ struct SpmvOptions {
   int lane_columns = 0;
   TeamCache team_cache = TeamCache::automatic;     ///< team kernels on CUDA (vector shapes, rows per block)
   LoadsAhead loads_ahead = LoadsAhead::automatic;  ///< csell on GPUs, values inline
+  HostSimd host_simd = HostSimd::automatic;        ///< csell on CPUs (single vector)
 };
 
 /// "automatic", "scalar" or "vector".
@@ -90,6 +101,16 @@ inline const char* block_shape_name(BlockShape s) {
   switch (s) {
     case BlockShape::rows: return "rows";
     case BlockShape::lanes: return "lanes";
+    default: return "automatic";
+  }
+}
+
+/// "automatic", "off", "gather" or "loads".
+inline const char* host_simd_name(HostSimd s) {
+  switch (s) {
+    case HostSimd::off: return "off";
+    case HostSimd::gather: return "gather";
+    case HostSimd::loads: return "loads";
     default: return "automatic";
   }
 }

@@ -8,6 +8,7 @@
 
 #include "cispmv/impl/backend.hpp"
 #include "cispmv/impl/kernels/common.hpp"
+#include "cispmv/impl/kernels/host_simd.hpp"
 #include "cispmv/impl/launch.hpp"
 #include "cispmv/impl/profiling.hpp"
 #include "cispmv/options.hpp"
@@ -208,9 +209,13 @@ class SpmvPlan {
     } else {
       if (unroll_ > 1) os << ": unroll " << unroll_ << (ahead_ ? ", loads ahead" : "");
       if (row_block_ > 0) os << (unroll_ > 1 ? ", " : ": ") << row_block_ << " rows per block";
+      if (walk_ != impl::host_simd::Walk::none) os << ": " << impl::host_simd::walk_name(walk_);
     }
     return os.str();
   }
+  /// csell's slice kernel on CPUs: the AVX-512 walk it runs where x has unit stride (SpmvOptions::host_simd),
+  /// none for the portable loop and everywhere else.
+  impl::host_simd::Walk host_walk() const { return walk_; }
 
  private:
   template <int Unroll, int Beta = impl::beta_general, class XView = typename impl::PlanViews<Exec, Matrix>::x_type,
@@ -268,6 +273,7 @@ class SpmvPlan {
     if constexpr (Functor<1>::scalar_unrolled && !scalar_runs_slices())
       unroll_ = opts_.unroll > 0 ? opts_.unroll : Functor<1>::default_scalar_unroll(A_);
     decide_ahead();
+    decide_host_walk();
     if constexpr (Functor<1>::has_row_block_launch && impl::is_gpu_space_v<Exec>) {
       if (opts_.rows_per_team > impl::gpu_max_team_threads) {
         throw std::invalid_argument("cispmv::SpmvPlan: rows_per_team of " + std::string(Matrix::format_name) +
@@ -298,6 +304,32 @@ class SpmvPlan {
                                   "or 8)");
     }
     ahead_ = can && opts_.loads_ahead != LoadsAhead::off;
+  }
+
+  /// Which AVX-512 walk csell's slice kernel runs (SpmvOptions::host_simd): values inline, or the table
+  /// by gathers or by loads (automatic: impl::host_simd::table_gathers_pay), where the CPU and the types allow.
+  void decide_host_walk() {
+    const bool asked = opts_.host_simd == HostSimd::gather || opts_.host_simd == HostSimd::loads;
+    if constexpr (scalar_runs_slices() && Functor<1>::has_host_simd) {
+      if (impl::host_simd::avx512_available()) {
+        using impl::host_simd::Walk;
+        if (opts_.host_simd == HostSimd::off) return;
+        if (!A_.uses_table) {
+          walk_ = Walk::inline_values;
+        } else if (opts_.host_simd == HostSimd::automatic) {
+          walk_ = impl::host_simd::table_gathers_pay() ? Walk::table_gather : Walk::table_loads;
+        } else {
+          walk_ = opts_.host_simd == HostSimd::gather ? Walk::table_gather : Walk::table_loads;
+        }
+        return;
+      }
+    }
+    if (asked) {
+      throw std::invalid_argument(std::string("cispmv::SpmvPlan: host_simd = ") + host_simd_name(opts_.host_simd) +
+                                  ", but format '" + Matrix::format_name + "' on this execution space has no AVX-512 " +
+                                  "walk (csell's slice kernel on an x86-64 CPU with AVX-512F and VL, double or float " +
+                                  "values, 32-bit columns)");
+    }
   }
 
   /// fn(std::integral_constant<int, U>{}) for the kernel's unroll factor: U = unroll_ (1, 2, 4, 8), or
@@ -380,11 +412,13 @@ class SpmvPlan {
     }
     using F = Functor<1, Beta, XView, YView>;
     if constexpr (scalar_runs_slices()) {  // CPUs: a slice per work item
+      F f(A_, x, y, alpha, beta);
+      if (walk_ != impl::host_simd::Walk::none && x.stride(0) == 1) f.host_walk = static_cast<int>(walk_);
       Kokkos::parallel_for(
           label_,
           Kokkos::RangePolicy<Exec, impl::SliceTag, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<ordinal_type>>(
               exec_, 0, A_.num_slices()),
-          F(A_, x, y, alpha, beta));
+          f);
       return;
     }
     if constexpr (F::scalar_unrolled) {
@@ -547,6 +581,7 @@ class SpmvPlan {
   int row_block_ = 0;  ///< csell's thread-per-row kernel on GPUs: rows per block (0 elsewhere: a RangePolicy)
   int unroll_ = 1;
   bool ahead_ = false;  ///< decide_ahead(): the kernel is launched as Unroll = -unroll_
+  impl::host_simd::Walk walk_ = impl::host_simd::Walk::none;  ///< decide_host_walk()
   int league_ = 0;
   std::size_t scratch_ = 0;
 };

@@ -12,6 +12,7 @@
 #include "cispmv/formats/sliced_ell.hpp"
 #include "cispmv/impl/format_types.hpp"
 #include "cispmv/impl/kernels/common.hpp"
+#include "cispmv/impl/kernels/host_simd.hpp"
 #include "cispmv/impl/launch.hpp"
 #include "cispmv/options.hpp"
 
@@ -45,15 +46,20 @@ struct FormatParams {
   int sort_window = -1;
   /// csell keeps a value table only where its sampled values cover at least this share of the
   /// entries; above 1: values always inline (10 bytes per entry, but no table lookup: what several
-  /// vectors per read want on GPUs, see impl::block_values_inline)
+  /// vectors per read want on GPUs, see impl::block_values_inline, and CPUs whose table lookups are
+  /// scalar loads, see impl::host_simd::values_inline_pays)
   double min_table_coverage = 0.5;
 
-  /// The parameters for formats built on the host to run on execution space Exec.
+  /// The parameters for formats built on the host to run on execution space Exec (on a CPU whose
+  /// AVX-512 walk reads a table no faster than its values inline: values inline).
   template <class Exec>
   static FormatParams for_space() {
     FormatParams p;
     p.table_order = impl::default_table_order<Exec>();
     p.gpu_threads = impl::gpu_thread_slots<Exec>();
+    if constexpr (!impl::is_gpu_space_v<Exec>) {
+      if (impl::host_simd::values_inline_pays()) p.min_table_coverage = 2;
+    }
     return p;
   }
 
@@ -65,7 +71,9 @@ struct FormatParams {
     FormatParams p = for_space<Exec>();
     p.row_lanes = 1;
     p.sort_window = -1;
-    if (impl::block_values_inline<Exec>) p.min_table_coverage = 2;
+    // the host's block kernels are not the AVX-512 walk: they keep the table (for_space's choice is
+    // for the single-vector walk)
+    p.min_table_coverage = impl::block_values_inline<Exec> ? 2 : FormatParams{}.min_table_coverage;
     return p;
   }
 };

@@ -76,6 +76,9 @@ struct SpmvFunctorBase {
   /// never limit the other's occupancy.
   static constexpr bool has_ahead_loop = false;
   static bool runs_ahead(const Matrix&) { return false; }
+  /// Slice kernels with an AVX-512 walk for x86-64 CPUs (impl::host_simd) say so; the plan sets
+  /// host_walk (a host_simd::Walk) per launch, 0 for the portable loop.
+  static constexpr bool has_host_simd = false;
   using value_type = typename Matrix::value_type;
   using ordinal_type = typename Matrix::ordinal_type;
   using size_type = typename Matrix::size_type;
@@ -88,6 +91,7 @@ struct SpmvFunctorBase {
   value_type beta;
   ordinal_type rows_per_team = 1;
   int vector_length = 1;  ///< lanes per row in the vector kernels (the team's vector length)
+  int host_walk = 0;      ///< the slice kernel's AVX-512 walk (has_host_simd; host_simd::Walk), 0: none
 
   SpmvFunctorBase(const Matrix& A_, const XView& x_, const YView& y_, value_type alpha_, value_type beta_)
       : A(A_), x(x_), y(y_), alpha(alpha_), beta(beta_) {}

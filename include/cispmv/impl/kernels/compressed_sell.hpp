@@ -11,6 +11,7 @@
 
 #include "cispmv/formats/compressed_sell.hpp"
 #include "cispmv/impl/kernels/common.hpp"
+#include "cispmv/impl/kernels/host_simd.hpp"
 #include "cispmv/impl/launch.hpp"
 
 #include <cstdint>
@@ -39,6 +40,8 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
   static constexpr bool has_row_block_launch = true;
   /// Rows of a slice the host shape carries at once (their columns and sums live in registers / L1).
   static constexpr int host_lanes = 8;
+  /// x86-64 CPUs with AVX-512: the slice walk in vector registers (impl::host_simd), where the types allow.
+  static constexpr bool has_host_simd = host_simd::supports<S, O>;
 
   /// The value table, read at scattered places: the read-only data path (__ldg on CUDA).
   Kokkos::View<const S*, typename Matrix::device_type, Kokkos::MemoryTraits<Kokkos::RandomAccess>> table;
@@ -220,7 +223,6 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
     const O h = A.slice_height;
     const O first_row = s * h;  // the slice's first lane
     const O rows = A.num_lanes() - first_row < h ? A.num_lanes() - first_row : h;
-    const O row_lanes = A.row_lanes;
     const Off base = A.slice_ptr(s);
     constexpr int L = host_lanes;
     S carry = 0;  // the current row's lanes so far
@@ -235,27 +237,59 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
       }
       O row_width = 0;  // the longest of these rows: the slice's padding beyond it is skipped
       for (int i = 0; i < n; ++i) row_width = len[i] > row_width ? len[i] : row_width;
+#if CISPMV_HOST_SIMD
+      // AVX-512: 32 rows at once where the slice has them (one group), else 8 (L of them)
+      if constexpr (has_host_simd) {
+        if (this->host_walk != 0 && n == L) {
+          const int wide = host_simd::registers * host_simd::rows_per_register;
+          const int group = rows - l0 >= wide ? wide : L;
+          O width = row_width;
+          for (int i = L; i < group; ++i) {
+            const O l = A.row_length(first_row + l0 + i);
+            width = l > width ? l : width;
+          }
+          S sums[host_simd::registers * host_simd::rows_per_register];
+          const host_simd::Group<S> g{A.col_delta.data(),
+                                      A.uses_table ? A.value_index.data() : nullptr,
+                                      A.uses_table ? nullptr : A.inline_values.data(),
+                                      A.uses_table ? table.data() : nullptr,
+                                      this->x.data(),
+                                      static_cast<std::size_t>(base) + static_cast<std::size_t>(l0),
+                                      static_cast<std::size_t>(h),
+                                      static_cast<int>(width),
+                                      A.first_col.data() + first_row + l0,
+                                      A.row_length.data() + first_row + l0,
+                                      sums};
+          host_simd::walk(g, group, static_cast<host_simd::Walk>(this->host_walk));
+          for (int i = 0; i < group; ++i) finish_lane(first_row + l0 + i, sums[i], carry);
+          l0 += group - L;  // the loop adds L
+          continue;
+        }
+      }
+#endif
       if (A.uses_table) {  // uniform over the matrix
         walk<true>(base + static_cast<Off>(l0), h, n, row_width, col, len, sum);
       } else {
         walk<false>(base + static_cast<Off>(l0), h, n, row_width, col, len, sum);
       }
-      for (int i = 0; i < n; ++i) {
-        const O lane = first_row + l0 + i;
-        if (row_lanes == 1) {
-          finish_row(lane, sum[i]);
-        } else {
-          carry += sum[i];
-          if ((lane + 1) % row_lanes == 0) {
-            finish_row(lane / row_lanes, carry);
-            carry = 0;
-          }
-        }
-      }
+      for (int i = 0; i < n; ++i) finish_lane(first_row + l0 + i, sum[i], carry);
     }
   }
 
  private:
+  // the host slice shape: lane `lane`'s sum of C; a row's lanes (A.row_lanes) are added up as they come
+  KOKKOS_FORCEINLINE_FUNCTION void finish_lane(const O lane, const S sum, S& carry) const {
+    const O row_lanes = this->A.row_lanes;
+    if (row_lanes == 1) {
+      finish_row(lane, sum);
+    } else {
+      carry += sum;
+      if ((lane + 1) % row_lanes == 0) {
+        finish_row(lane / row_lanes, carry);
+        carry = 0;
+      }
+    }
+  }
   // one entry of the slice layout at `at`, the k-th slot of its row
   template <bool UsesTable>
   KOKKOS_FORCEINLINE_FUNCTION void entry(const Off at, const O k, O& col, const O len, S& sum) const {
