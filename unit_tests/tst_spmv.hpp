@@ -299,7 +299,7 @@ TYPED_TEST(SpmvTest, CompressedSellWithRestEntriesMatchesHostOracle) {
 // and the portable loop: a table read by gathers and by loads, values in the rest R, values inline,
 // jump slots, two lanes per row, rows sorted in windows, slices of 8-64 rows (groups of 32 and of 8
 // rows, and tails of fewer), every beta case; an x of stride 2 falls back to the portable loop. On
-// GPUs the option has nothing to run: asking for a walk is refused.
+// GPUs, and with the vector kernel, the option has nothing to run: asking for a walk is refused.
 TYPED_TEST(SpmvTest, CompressedSellHostSimdMatchesHostOracle) {
   using Scalar = TypeParam;
   using Exec = TEST_EXECSPACE;
@@ -364,6 +364,10 @@ TYPED_TEST(SpmvTest, CompressedSellHostSimdMatchesHostOracle) {
   spmv(Exec(), Scalar(1), to_device<Exec>(C), strided, Scalar(0), y);
   Exec().fence();
   EXPECT_TRUE(cispmv::test::allclose(y, expected, spmv_tolerance(A, hx, Scalar(1), 0.0)));
+  // the vector kernel has no walk: asking for one with it is refused
+  SpmvOptions vector{Kernel::vector};
+  vector.host_simd = HostSimd::loads;
+  EXPECT_THROW((void)make_spmv_plan(Exec(), to_device<Exec>(C), vector), std::invalid_argument);
   // a CPU whose walk reads a table no faster than values inline builds csell with values inline
   EXPECT_EQ(FormatParams::for_space<Kokkos::DefaultHostExecutionSpace>().min_table_coverage > 1.0,
             impl::host_simd::values_inline_pays());

@@ -94,6 +94,7 @@ class SpmvPlan {
     } else {
       plan_scalar_launch();
     }
+    decide_host_walk();
     block_shape_ = opts.block_shape;
     if (block_shape_ == BlockShape::automatic && !(impl::is_gpu_space_v<Exec> && has_lane_kernel()))
       block_shape_ = BlockShape::rows;
@@ -273,7 +274,6 @@ class SpmvPlan {
     if constexpr (Functor<1>::scalar_unrolled && !scalar_runs_slices())
       unroll_ = opts_.unroll > 0 ? opts_.unroll : Functor<1>::default_scalar_unroll(A_);
     decide_ahead();
-    decide_host_walk();
     if constexpr (Functor<1>::has_row_block_launch && impl::is_gpu_space_v<Exec>) {
       if (opts_.rows_per_team > impl::gpu_max_team_threads) {
         throw std::invalid_argument("cispmv::SpmvPlan: rows_per_team of " + std::string(Matrix::format_name) +
@@ -311,7 +311,7 @@ class SpmvPlan {
   void decide_host_walk() {
     const bool asked = opts_.host_simd == HostSimd::gather || opts_.host_simd == HostSimd::loads;
     if constexpr (scalar_runs_slices() && Functor<1>::has_host_simd) {
-      if (impl::host_simd::avx512_available()) {
+      if (kernel_ == Kernel::scalar && impl::host_simd::avx512_available()) {
         using impl::host_simd::Walk;
         if (opts_.host_simd == HostSimd::off) return;
         if (!A_.uses_table) {
@@ -326,9 +326,9 @@ class SpmvPlan {
     }
     if (asked) {
       throw std::invalid_argument(std::string("cispmv::SpmvPlan: host_simd = ") + host_simd_name(opts_.host_simd) +
-                                  ", but format '" + Matrix::format_name + "' on this execution space has no AVX-512 " +
-                                  "walk (csell's slice kernel on an x86-64 CPU with AVX-512F and VL, double or float " +
-                                  "values, 32-bit columns)");
+                                  ", but format '" + Matrix::format_name + "' with kernel " + kernel_name(kernel_) +
+                                  " on this execution space has no AVX-512 walk (csell's scalar (slice) kernel on an " +
+                                  "x86-64 CPU with AVX-512F and VL, double or float values, 32-bit columns)");
     }
   }
 

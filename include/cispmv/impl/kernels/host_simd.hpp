@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__)) && \
+#if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__)) &&         \
     !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__) && !defined(__SYCL_DEVICE_ONLY__) && \
     !defined(CISPMV_NO_HOST_SIMD)
 #define CISPMV_HOST_SIMD 1
@@ -34,10 +34,10 @@ namespace cispmv::impl::host_simd {
 
 /// How the walk reads values: which walk runs (none: the portable loop).
 enum class Walk : int {
-  none = 0,          ///< the portable loop
-  inline_values = 1, ///< AVX-512, values inline (masked vector loads)
-  table_gather = 2,  ///< AVX-512, table values by gather
-  table_loads = 3    ///< AVX-512, table values by scalar loads
+  none = 0,           ///< the portable loop
+  inline_values = 1,  ///< AVX-512, values inline (masked vector loads)
+  table_gather = 2,   ///< AVX-512, table values by gather
+  table_loads = 3     ///< AVX-512, table values by scalar loads
 };
 
 /// Rows the walk takes at once: whole registers of 8, 4 registers where the slice has 32 rows left.
@@ -54,10 +54,10 @@ struct Group {
   const S* x;
   std::size_t at;
   std::size_t step;
-  int width;         // slots to walk: the longest row of the group
-  const int* first;  // first_col of the group's first row
-  const int* length; // row_length of the group's first row
-  S* sums;           // one per row of the group
+  int width;          // slots to walk: the longest row of the group
+  const int* first;   // first_col of the group's first row
+  const int* length;  // row_length of the group's first row
+  S* sums;            // one per row of the group
 };
 
 #if CISPMV_HOST_SIMD
@@ -83,7 +83,8 @@ struct Vec<double> {  // 8 doubles: a zmm register
   }
   CISPMV_AVX512 static type load(__mmask8 m, const double* p) { return _mm512_maskz_loadu_pd(m, p); }
   CISPMV_AVX512 static type loads(__mmask8 m, const double* t, const std::uint16_t* i) {
-    return _mm512_maskz_mov_pd(m, _mm512_set_pd(t[i[7]], t[i[6]], t[i[5]], t[i[4]], t[i[3]], t[i[2]], t[i[1]], t[i[0]]));
+    return _mm512_maskz_mov_pd(m,
+                               _mm512_set_pd(t[i[7]], t[i[6]], t[i[5]], t[i[4]], t[i[3]], t[i[2]], t[i[1]], t[i[0]]));
   }
   CISPMV_AVX512 static type fma(type a, type b, type c) { return _mm512_fmadd_pd(a, b, c); }
   CISPMV_AVX512 static void store(double* p, type v) { _mm512_storeu_pd(p, v); }
@@ -97,7 +98,8 @@ struct Vec<float> {  // 8 floats: a ymm register, AVX-512VL masks
   }
   CISPMV_AVX512 static type load(__mmask8 m, const float* p) { return _mm256_maskz_loadu_ps(m, p); }
   CISPMV_AVX512 static type loads(__mmask8 m, const float* t, const std::uint16_t* i) {
-    return _mm256_maskz_mov_ps(m, _mm256_set_ps(t[i[7]], t[i[6]], t[i[5]], t[i[4]], t[i[3]], t[i[2]], t[i[1]], t[i[0]]));
+    return _mm256_maskz_mov_ps(m,
+                               _mm256_set_ps(t[i[7]], t[i[6]], t[i[5]], t[i[4]], t[i[3]], t[i[2]], t[i[1]], t[i[0]]));
   }
   CISPMV_AVX512 static type fma(type a, type b, type c) { return _mm256_fmadd_ps(a, b, c); }
   CISPMV_AVX512 static void store(float* p, type v) { _mm256_storeu_ps(p, v); }
@@ -150,9 +152,7 @@ inline void walk(const Group<S>& g, int rows, Walk w) {
     case Walk::table_gather:
       four ? walk_rows<S, registers, Walk::table_gather>(g) : walk_rows<S, 1, Walk::table_gather>(g);
       break;
-    default:
-      four ? walk_rows<S, registers, Walk::table_loads>(g) : walk_rows<S, 1, Walk::table_loads>(g);
-      break;
+    default: four ? walk_rows<S, registers, Walk::table_loads>(g) : walk_rows<S, 1, Walk::table_loads>(g); break;
   }
 }
 
@@ -180,8 +180,8 @@ inline TableReadTimes table_read_times() {
     for (int i = 0; i < table_size; ++i) table[i] = 1.0 + 1e-3 * i;
     for (int i = 0; i < cols; ++i) x[i] = 1.0 - 1e-6 * i;
     double sums[rows];
-    const Group<double> g{delta.data(), index.data(), nullptr, table.data(), x.data(), 0, rows, width,
-                          first.data(), length.data(), sums};
+    const Group<double> g{delta.data(), index.data(), nullptr,      table.data(),  x.data(), 0,
+                          rows,         width,        first.data(), length.data(), sums};
     const auto once = [&](Walk w) {
       const auto t0 = std::chrono::steady_clock::now();
       for (int i = 0; i < 8; ++i) walk(g, rows, w);
@@ -225,7 +225,7 @@ inline bool values_inline_pays() { return avx512_available() && !table_gathers_p
 
 /// The types the walk runs: double or float values, 32-bit columns.
 template <class S, class O>
-inline constexpr bool supports = (std::is_same_v<S, double> || std::is_same_v<S, float>) && std::is_same_v<O, int>;
+inline constexpr bool supports = (std::is_same_v<S, double> || std::is_same_v<S, float>)&&std::is_same_v<O, int>;
 
 /// "AVX-512, values inline" etc. for plan descriptions; "" for the portable loop.
 inline const char* walk_name(Walk w) {

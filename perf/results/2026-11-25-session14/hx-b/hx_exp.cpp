@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <vector>
+#include "cispmv/baselines/kokkos_kernels.hpp"
 #include "cispmv/ci.hpp"
 #include "cispmv/cispmv.hpp"
-#include "cispmv/baselines/kokkos_kernels.hpp"
 using namespace cispmv;
 using Exec = Kokkos::DefaultHostExecutionSpace;
 template <class F>
@@ -88,35 +88,36 @@ __attribute__((target("avx512f,avx512vl,avx512bw"))) void run512(const M& m, con
         for (int u = 0; u < U; ++u) {
           const int kk = k + u;
           if (U > 1 && kk >= width) break;
-        const std::size_t ra = at + (std::size_t)kk * m.h;
-        const __m256i kv = _mm256_set1_epi32(kk);
-        for (int g = 0; g < G; ++g) {
-          const __m256i d = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i*)(m.d + ra + 8 * g)));
-          col[g] = _mm256_add_epi32(col[g], d);
-          const __mmask8 mk = _mm256_cmpgt_epi32_mask(len[g], kv) & _mm256_cmpneq_epi32_mask(d, jump);
-          __m512d xv;
-          if (TM < 2) {
-            xv = _mm512_mask_i32gather_pd(_mm512_setzero_pd(), mk, col[g], x, 8);
-          } else {
-            alignas(32) int c8[8];
-            _mm256_store_si256((__m256i*)c8, col[g]);
-            xv = _mm512_maskz_mov_pd(mk, _mm512_set_pd(x[c8[7]], x[c8[6]], x[c8[5]], x[c8[4]], x[c8[3]], x[c8[2]], x[c8[1]], x[c8[0]]));
-          }
-          __m512d v;
-          if (Table) {
-            if (TM == 0 || TM == 3) {
-              const __m256i vi = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i*)(m.vi + ra + 8 * g)));
-              v = _mm512_mask_i32gather_pd(_mm512_setzero_pd(), mk, vi, m.tab, 8);
+          const std::size_t ra = at + (std::size_t)kk * m.h;
+          const __m256i kv = _mm256_set1_epi32(kk);
+          for (int g = 0; g < G; ++g) {
+            const __m256i d = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i*)(m.d + ra + 8 * g)));
+            col[g] = _mm256_add_epi32(col[g], d);
+            const __mmask8 mk = _mm256_cmpgt_epi32_mask(len[g], kv) & _mm256_cmpneq_epi32_mask(d, jump);
+            __m512d xv;
+            if (TM < 2) {
+              xv = _mm512_mask_i32gather_pd(_mm512_setzero_pd(), mk, col[g], x, 8);
             } else {
-              const uint16_t* p = m.vi + ra + 8 * g;
-              v = _mm512_maskz_mov_pd(mk, _mm512_set_pd(m.tab[p[7]], m.tab[p[6]], m.tab[p[5]], m.tab[p[4]],
-                                                         m.tab[p[3]], m.tab[p[2]], m.tab[p[1]], m.tab[p[0]]));
+              alignas(32) int c8[8];
+              _mm256_store_si256((__m256i*)c8, col[g]);
+              xv = _mm512_maskz_mov_pd(
+                  mk, _mm512_set_pd(x[c8[7]], x[c8[6]], x[c8[5]], x[c8[4]], x[c8[3]], x[c8[2]], x[c8[1]], x[c8[0]]));
             }
-          } else {
-            v = _mm512_maskz_loadu_pd(mk, m.iv + ra + 8 * g);
+            __m512d v;
+            if (Table) {
+              if (TM == 0 || TM == 3) {
+                const __m256i vi = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i*)(m.vi + ra + 8 * g)));
+                v = _mm512_mask_i32gather_pd(_mm512_setzero_pd(), mk, vi, m.tab, 8);
+              } else {
+                const uint16_t* p = m.vi + ra + 8 * g;
+                v = _mm512_maskz_mov_pd(mk, _mm512_set_pd(m.tab[p[7]], m.tab[p[6]], m.tab[p[5]], m.tab[p[4]],
+                                                          m.tab[p[3]], m.tab[p[2]], m.tab[p[1]], m.tab[p[0]]));
+              }
+            } else {
+              v = _mm512_maskz_loadu_pd(mk, m.iv + ra + 8 * g);
+            }
+            sum[u][g] = _mm512_fmadd_pd(v, xv, sum[u][g]);
           }
-          sum[u][g] = _mm512_fmadd_pd(v, xv, sum[u][g]);
-        }
         }
       }
       for (int g = 0; g < G; ++g) {
@@ -194,34 +195,64 @@ int main(int argc, char** argv) {
     std::vector<double> a(N), b(N);
 #pragma omp parallel for schedule(static)
     for (std::size_t i = 0; i < N; ++i) a[i] = 1.0 * i, b[i] = 0;
-    double ms = med_ms([&] {
+    double ms = med_ms(
+        [&] {
 #pragma omp parallel for schedule(static)
-      for (std::size_t i = 0; i < N; ++i) b[i] = a[i];
-    }, 5);
+          for (std::size_t i = 0; i < N; ++i) b[i] = a[i];
+        },
+        5);
     std::printf("copy: %.1f GB/s (read + write of 1 GiB)\n", 2.0 * N * 8 / ms / 1e6);
   }
   {
     auto K = as_kokkos_kernels(A);
     KokkosKernelsSpmv<Exec, decltype(K), decltype(x), decltype(y)> kk;
-    std::printf("kokkos kernels: %.2f ms\n", med_ms([&] { kk.apply(Exec(), 1.0, K, x, 0.0, y0); Exec().fence(); }));
+    std::printf("kokkos kernels: %.2f ms\n", med_ms([&] {
+                  kk.apply(Exec(), 1.0, K, x, 0.0, y0);
+                  Exec().fence();
+                }));
   }
   for (auto [cov, ts] : {std::pair<double, std::size_t>{0.5, 65536}, {0.5, 4096}, {2.0, 65536}}) {
     auto C = to_compressed_sell(A, 32, ts, cov, std::size_t(1) << 22, ValueTableOrder::automatic, 1, -1);
     const bool table = C.uses_table;
     SpmvPlan<Exec, decltype(C)> pf(Exec(), C, SpmvOptions{});
-    std::printf("%s %zu: library %.2f ms\n", table ? "table" : "inline", C.value_table.extent(0), med_ms([&] { pf.apply(1.0, x, 0.0, y0); Exec().fence(); }));
-    M m{C.num_lanes(), C.slice_height, C.num_slices(), C.slice_ptr.data(), C.col_delta.data(),
-        table ? C.value_index.data() : nullptr, table ? nullptr : C.inline_values.data(), C.first_col.data(),
-        C.row_length.data(), table ? C.value_table.data() : nullptr, C.rest_row_ptr.data(), C.rest_col_idx.data(),
-        C.rest_values.data(), C.row_order.extent(0) ? C.row_order.data() : nullptr};
+    std::printf("%s %zu: library %.2f ms\n", table ? "table" : "inline", C.value_table.extent(0), med_ms([&] {
+                  pf.apply(1.0, x, 0.0, y0);
+                  Exec().fence();
+                }));
+    M m{C.num_lanes(),
+        C.slice_height,
+        C.num_slices(),
+        C.slice_ptr.data(),
+        C.col_delta.data(),
+        table ? C.value_index.data() : nullptr,
+        table ? nullptr : C.inline_values.data(),
+        C.first_col.data(),
+        C.row_length.data(),
+        table ? C.value_table.data() : nullptr,
+        C.rest_row_ptr.data(),
+        C.rest_col_idx.data(),
+        C.rest_values.data(),
+        C.row_order.extent(0) ? C.row_order.data() : nullptr};
     auto chk = [&] {
       double e = 0, r = 0;
       for (int i = 0; i < n; ++i) e = std::max(e, std::abs(y(i) - y0(i))), r = std::max(r, std::abs(y0(i)));
       return e / r;
     };
-#define T(name, call) { Kokkos::deep_copy(y, -7.0); double ms_ = med_ms([&] { call; }); std::printf("  %-14s %.2f ms err %.1e\n", name, ms_, chk()); }
+#define T(name, call)                                            \
+  {                                                              \
+    Kokkos::deep_copy(y, -7.0);                                  \
+    double ms_ = med_ms([&] { call; });                          \
+    std::printf("  %-14s %.2f ms err %.1e\n", name, ms_, chk()); \
+  }
     T("scalar", (scalar_all(m, x.data(), y.data(), table)));
-    { int bad=0; for (int i=0;i<n && bad<5;++i) if (std::abs(y(i)-y0(i))>1e-9*std::abs(y0(i))+1e-12) { std::printf("row %d: %g vs %g\n", i, y(i), y0(i)); ++bad; } }
+    {
+      int bad = 0;
+      for (int i = 0; i < n && bad < 5; ++i)
+        if (std::abs(y(i) - y0(i)) > 1e-9 * std::abs(y0(i)) + 1e-12) {
+          std::printf("row %d: %g vs %g\n", i, y(i), y0(i));
+          ++bad;
+        }
+    }
     if (table) {
       T("avx512 G2", (run512<true, 2>(m, x.data(), y.data())));
       T("avx512 G4", (run512<true, 4>(m, x.data(), y.data())));
