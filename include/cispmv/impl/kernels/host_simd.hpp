@@ -60,6 +60,14 @@ struct Group {
   S* sums;            // one per row of the group
 };
 
+/// Seconds the walk takes to read its value table by gathers and by scalar loads on this CPU, timed
+/// once per process (~1 ms) on a slice like a CI Hamiltonian's: 32 rows of 512 entries, a 4,096-value
+/// table (in L1, as the hot part of a real table is) and a 64K-entry x (in L2); the best of 7
+/// interleaved timings of 8 walks each. {0, 0} where the walk cannot run.
+struct TableReadTimes {
+  double gather = 0, loads = 0;
+};
+
 #if CISPMV_HOST_SIMD
 #define CISPMV_AVX512 __attribute__((target("avx512f,avx512vl,avx2,fma")))
 
@@ -156,13 +164,7 @@ inline void walk(const Group<S>& g, int rows, Walk w) {
   }
 }
 
-/// Seconds the walk takes to read its value table by gathers and by scalar loads on this CPU, timed
-/// once per process (~1 ms) on a slice like a CI Hamiltonian's: 32 rows of 512 entries, a 4,096-value
-/// table (in L1, as the hot part of a real table is) and a 64K-entry x (in L2); the best of 7
-/// interleaved timings of 8 walks each. {0, 0} where the walk cannot run.
-struct TableReadTimes {
-  double gather = 0, loads = 0;
-};
+/// (see TableReadTimes)
 inline TableReadTimes table_read_times() {
   static const TableReadTimes times = [] {
     TableReadTimes t;
@@ -205,9 +207,6 @@ inline bool table_gathers_pay() {
 }
 #undef CISPMV_AVX512
 #else
-struct TableReadTimes {
-  double gather = 0, loads = 0;
-};
 inline bool avx512_available() { return false; }
 inline TableReadTimes table_read_times() { return {}; }
 inline bool table_gathers_pay() { return false; }
