@@ -185,6 +185,42 @@ TYPED_TEST(SpmvBlockTest, CompressedSellSortedRowsMatchHostOracle) {
   }
 }
 
+// csell's block walk on CPUs with AVX-512 (impl::host_simd::block_walk, double, 2-16 columns of a
+// row-major X; elsewhere and with host_simd off the portable loop): a table, rows mostly in R, values
+// inline, rows sorted in windows, jump slots (column gaps beyond 16 bits), a slice's last rows fewer
+// than 8, every compiled width and partial ones, every beta case; the same against the oracle either way.
+TYPED_TEST(SpmvBlockTest, CompressedSellHostBlockWalkMatchesHostOracle) {
+  using Scalar = TypeParam;
+  using Exec = TEST_EXECSPACE;
+  const auto A = cispmv::test::csell_test_matrix<Scalar>(77);                    // 700 rows: 21 slices and 28 rows
+  const auto wide = cispmv::test::random_irregular<Scalar>(301, 400000, 78, 6);  // gaps beyond 16 bits
+  const auto order = ValueTableOrder::automatic;
+  std::vector<std::pair<const HostCsrMatrix<Scalar, int, std::size_t>*, decltype(to_compressed_sell(A))>> cases;
+  cases.emplace_back(&A, to_compressed_sell(A, 32, 65536, 0.0));                                      // a table
+  cases.emplace_back(&A, to_compressed_sell(A, 32, 2000, 0.0));                                       // most in R
+  cases.emplace_back(&A, to_compressed_sell(A, 32, 65536, 2.0));                                      // values inline
+  cases.emplace_back(&A, to_compressed_sell(A, 32, 65536, 0.0, std::size_t(1) << 22, order, 1, 64));  // sorted
+  cases.emplace_back(&wide, to_compressed_sell(wide, 32, 65536, 0.0));
+  ASSERT_TRUE(cases[0].second.uses_table);
+  ASSERT_GT(cases[1].second.rest_nnz(), A.nnz() / 2);
+  ASSERT_FALSE(cases[2].second.uses_table);
+  for (const auto& [oracle, C] : cases) {
+    SCOPED_TRACE((C.uses_table ? std::string("table") : std::string("values inline")) + ", rest " +
+                 std::to_string(C.rest_nnz()) + ", " + std::to_string(oracle->num_cols) + " columns");
+    for (HostSimd simd : {HostSimd::automatic, HostSimd::off}) {
+      SCOPED_TRACE(std::string("host_simd ") + host_simd_name(simd));
+      SpmvOptions opts{Kernel::scalar};
+      opts.block_shape = BlockShape::rows;
+      opts.host_simd = simd;
+      for (int k : {2, 4, 5, 8, 9, 16})
+        expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(C, *oracle, opts, k, Scalar(1.5), Scalar(0));
+      expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(C, *oracle, opts, 7, Scalar(1), Scalar(1));
+      expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(C, *oracle, opts, 12, Scalar(-1), Scalar(-0.5));
+      expect_block_matches_oracle<Exec, Kokkos::LayoutLeft>(C, *oracle, opts, 5, Scalar(-1), Scalar(-0.5));
+    }
+  }
+}
+
 // Blocks of a wider row-major buffer (X and Y LayoutStride subviews, as Davidson's): 4 of 6 columns
 // load pairs, 5 of 6 (odd) one column per lane; each column equals the single-vector product and the
 // buffer's other columns are left alone.

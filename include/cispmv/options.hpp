@@ -45,7 +45,9 @@ enum class LoadsAhead {
 };
 
 /// csell's CPU slice kernel in AVX-512 (impl::host_simd: x86-64 CPUs that have AVX-512F and VL,
-/// double or float values, 32-bit columns, x of unit stride); elsewhere the portable loop runs.
+/// double or float values, 32-bit columns, x of unit stride; block products of 2-16 columns of a
+/// double X whose rows are contiguous take the block walk, which reads the table by scalar loads
+/// whatever this says, except off); elsewhere the portable loop runs.
 enum class HostSimd {
   automatic,  ///< AVX-512 where it runs; the value table read by gathers or by scalar loads, whichever
               ///< is faster on this CPU (impl::host_simd::table_gathers_pay, timed once per process)
@@ -84,7 +86,7 @@ struct SpmvOptions {
   int lane_columns = 0;
   TeamCache team_cache = TeamCache::automatic;     ///< team kernels on CUDA (vector shapes, rows per block)
   LoadsAhead loads_ahead = LoadsAhead::automatic;  ///< csell on GPUs, values inline
-  HostSimd host_simd = HostSimd::automatic;        ///< csell on CPUs (single vector)
+  HostSimd host_simd = HostSimd::automatic;        ///< csell on CPUs (one vector; off also for several)
 };
 
 /// "automatic", "scalar" or "vector".

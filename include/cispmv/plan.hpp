@@ -532,6 +532,10 @@ class SpmvPlan {
       }
     }
     if constexpr (!impl::is_gpu_space_v<Exec> && F::has_host_slice_kernel) {
+      // csell, 4-16 columns: the AVX-512 walk where the CPU has it and X's rows are contiguous
+      // (SpmvOptions::host_simd off: the portable loop)
+      if constexpr (F::has_host_simd)
+        f.host_walk = opts_.host_simd != HostSimd::off && x.stride(1) == 1 && impl::host_simd::avx512_available();
       Kokkos::parallel_for(
           block_label_,
           Kokkos::RangePolicy<Exec, impl::SliceTag, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<ordinal_type>>(

@@ -345,6 +345,9 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
   static constexpr int automatic_lane_min_columns = 2;
   /// Rows of a slice the host shape carries at once: their K sums each stay in registers.
   static constexpr int host_lanes = K >= 8 ? 1 : 8 / K;
+  /// x86-64 CPUs with AVX-512: 4 to 16 columns walk 8 rows at a time in vector registers
+  /// (impl::host_simd::block_walk), where the types allow; the plan sets host_walk per launch.
+  static constexpr bool has_host_simd = host_simd::supports_block<S, O> && (K == 4 || K == 8 || K == 16);
 
   Kokkos::View<const S*, typename Matrix::device_type, Kokkos::MemoryTraits<Kokkos::RandomAccess>> table;
 
@@ -372,6 +375,14 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
     const O h = A.slice_height;
     const O first_row = s * h;  // the slice's first lane
     const O rows = A.num_lanes() - first_row < h ? A.num_lanes() - first_row : h;
+#if CISPMV_HOST_SIMD
+    if constexpr (has_host_simd) {
+      if (this->host_walk && A.row_lanes == 1) {  // the AVX-512 walk (impl::host_simd::block_walk)
+        host_walk_slice(s, first_row, rows);
+        return;
+      }
+    }
+#endif
     if (A.row_lanes > 1) {  // the slice's rows one by one, each entry decoded once for the K columns
       for (O row = first_row / A.row_lanes; row < (first_row + rows) / A.row_lanes; ++row) (*this)(row);
       return;
@@ -407,6 +418,34 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
   }
 
  private:
+#if CISPMV_HOST_SIMD
+  /// Slice s (its first lane first_row, `rows` rows, one lane each) 8 rows at a time in AVX-512.
+  void host_walk_slice(const O s, const O first_row, const O rows) const {
+    const Matrix& A = this->A;
+    constexpr int Z = K > 8 ? 2 : 1;
+    for (O l0 = 0; l0 < rows; l0 += 8) {
+      const int n = rows - l0 < 8 ? static_cast<int>(rows - l0) : 8;
+      int col[8], len[8];
+      int width = 0;
+      for (int i = 0; i < 8; ++i) {
+        col[i] = i < n ? A.first_col(first_row + l0 + i) : 0;
+        len[i] = i < n ? A.row_length(first_row + l0 + i) : 0;
+        width = len[i] > width ? len[i] : width;
+      }
+      alignas(64) S sums[8][8 * Z];
+      host_simd::block_walk<Z>(A.col_delta.data(), A.uses_table ? A.value_index.data() : nullptr,
+                               A.uses_table ? nullptr : A.inline_values.data(), table.data(),
+                               this->x.data() + this->first, static_cast<std::size_t>(this->x.stride(0)), this->columns,
+                               static_cast<std::size_t>(A.slice_ptr(s) + static_cast<Off>(l0)),
+                               static_cast<std::size_t>(A.slice_height), width, col, len, &sums[0][0]);
+      for (int i = 0; i < n; ++i) {
+        walk_rest(first_row + l0 + i, [&](const S v, const O c) { this->add(sums[i], v, c); });
+        this->update(first_row + l0 + i, sums[i]);
+      }
+    }
+  }
+#endif
+
   /// visit(value, column) for each entry of row `row`: its lanes' entries of C, lane by lane, each
   /// lane's in column order, Unroll at a time (their delta, index and table loads go out together,
   /// then their columns, then the visits, so the gathers of X they make are independent), then its

@@ -236,4 +236,50 @@ inline const char* walk_name(Walk w) {
   }
 }
 
+/// The types the block walk runs (several vectors): double values, 32-bit columns.
+template <class S, class O>
+inline constexpr bool supports_block = std::is_same_v<S, double>&& std::is_same_v<O, int>;
+
+#if CISPMV_HOST_SIMD
+/// Several vectors (block products Y = A X, X row-major with unit column stride): 8 rows of a slice
+/// at a time, entry k of all of them before entry k + 1. Each row's sums of up to 8 Z columns stay in
+/// Z zmm registers. Per entry: its delta and its value (inline, or from the table by a scalar load),
+/// then Z masked loads of X's row `col` (columns first .. first + columns - 1: `X` points at column
+/// `first` of row 0, rows `ldx` apart) and Z fused multiply-adds. Padding and jump slots are skipped.
+/// `col` holds the 8 rows' first columns (advanced here), `len` their lengths (0 for rows past the
+/// slice's end), `out` receives 8 x 8Z sums, row after row. The portable loop carries one row at a time
+/// from 8 columns on (its 8 x K sums would not stay in registers), so each entry of a column-major
+/// slice is a new cache line: on the frozen-core FCI Hamiltonian (Zen 4, 2 cores; perf/results/
+/// 2026-11-25-session15/) 5 vectors took 253 ms that way and 127-137 with this walk, 8 vectors 376
+/// and 145-164, 16 vectors 951-1,050 and 231-249 (CSR: 151-166, 229-271 and 1,200).
+template <int Z>
+__attribute__((target("avx512f,avx512vl,avx2,fma"))) inline void block_walk(
+    const std::uint16_t* delta, const std::uint16_t* index, const double* values, const double* table, const double* X,
+    std::size_t ldx, int columns, std::size_t at, std::size_t step, int width, int* col, const int* len, double* out) {
+  static_assert(Z == 1 || Z == 2, "cispmv: the block walk takes up to 16 columns");
+  constexpr std::uint16_t jump = 65535;  // CompressedSellMatrix::jump_delta
+  __mmask8 mask[Z];
+  for (int z = 0; z < Z; ++z) {
+    const int c = std::clamp(columns - 8 * z, 0, 8);
+    mask[z] = static_cast<__mmask8>((1u << c) - 1u);
+  }
+  __m512d acc[8][Z];
+  for (int r = 0; r < 8; ++r)
+    for (int z = 0; z < Z; ++z) acc[r][z] = _mm512_setzero_pd();
+  for (int k = 0; k < width; ++k) {
+    const std::size_t row_at = at + static_cast<std::size_t>(k) * step;
+    for (int r = 0; r < 8; ++r) {
+      if (k >= len[r]) continue;
+      const std::uint16_t d = delta[row_at + r];
+      col[r] += d;
+      if (d == jump) continue;
+      const __m512d v = _mm512_set1_pd(index ? table[index[row_at + r]] : values[row_at + r]);
+      const double* xr = X + static_cast<std::size_t>(col[r]) * ldx;
+      for (int z = 0; z < Z; ++z) acc[r][z] = _mm512_fmadd_pd(v, _mm512_maskz_loadu_pd(mask[z], xr + 8 * z), acc[r][z]);
+    }
+  }
+  for (int r = 0; r < 8; ++r)
+    for (int z = 0; z < Z; ++z) _mm512_storeu_pd(out + (8 * Z) * r + 8 * z, acc[r][z]);
+}
+#endif
 }  // namespace cispmv::impl::host_simd
