@@ -532,7 +532,7 @@ class SpmvPlan {
       }
     }
     if constexpr (!impl::is_gpu_space_v<Exec> && F::has_host_slice_kernel) {
-      // csell, 4-16 columns: the AVX-512 walk where the CPU has it and X's rows are contiguous
+      // csell, 2-16 columns: the AVX-512 walk where the CPU has it and X's rows are contiguous
       // (SpmvOptions::host_simd off: the portable loop)
       if constexpr (F::has_host_simd)
         f.host_walk = opts_.host_simd != HostSimd::off && x.stride(1) == 1 && impl::host_simd::avx512_available();

@@ -42,6 +42,7 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
   static constexpr int host_lanes = 8;
   /// x86-64 CPUs with AVX-512: the slice walk in vector registers (impl::host_simd), where the types allow.
   static constexpr bool has_host_simd = host_simd::supports<S, O>;
+  static_assert(Matrix::jump_delta == host_simd::jump_delta, "cispmv: the AVX-512 walks skip csell's jump slots");
 
   /// The value table, read at scattered places: the read-only data path (__ldg on CUDA).
   Kokkos::View<const S*, typename Matrix::device_type, Kokkos::MemoryTraits<Kokkos::RandomAccess>> table;
@@ -345,8 +346,8 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
   static constexpr int automatic_lane_min_columns = 2;
   /// Rows of a slice the host shape carries at once: their K sums each stay in registers.
   static constexpr int host_lanes = K >= 8 ? 1 : 8 / K;
-  /// x86-64 CPUs with AVX-512: 4 to 16 columns walk 8 rows at a time in vector registers
-  /// (impl::host_simd::block_walk), where the types allow; the plan sets host_walk per launch.
+  /// x86-64 CPUs with AVX-512: launches of K = 4, 8 or 16 (2 to 16 columns) walk 8 rows at a time in
+  /// vector registers (impl::host_simd::block_walk), where the types allow; the plan sets host_walk.
   static constexpr bool has_host_simd = host_simd::supports_block<S, O> && (K == 4 || K == 8 || K == 16);
 
   Kokkos::View<const S*, typename Matrix::device_type, Kokkos::MemoryTraits<Kokkos::RandomAccess>> table;

@@ -40,6 +40,10 @@ enum class Walk : int {
   table_loads = 3     ///< AVX-512, table values by scalar loads
 };
 
+/// The delta of a jump slot (one that only advances the column): CompressedSellMatrix::jump_delta, which
+/// the kernels check against this one.
+inline constexpr std::uint16_t jump_delta = 65535;
+
 /// Rows the walk takes at once: whole registers of 8, 4 registers where the slice has 32 rows left.
 inline constexpr int rows_per_register = 8;
 inline constexpr int registers = 4;
@@ -124,7 +128,7 @@ CISPMV_AVX512 void walk_rows(const Group<S>& g) {
     len[r] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(g.length + 8 * r));
     sum[r] = V::zero();
   }
-  const __m256i jump = _mm256_set1_epi32(65535);  // CompressedSellMatrix::jump_delta
+  const __m256i jump = _mm256_set1_epi32(jump_delta);
   for (int k = 0; k < g.width; ++k) {
     const std::size_t at = g.at + static_cast<std::size_t>(k) * g.step;
     const __m256i kv = _mm256_set1_epi32(k);
@@ -257,7 +261,6 @@ __attribute__((target("avx512f,avx512vl,avx2,fma"))) inline void block_walk(
     const std::uint16_t* delta, const std::uint16_t* index, const double* values, const double* table, const double* X,
     std::size_t ldx, int columns, std::size_t at, std::size_t step, int width, int* col, const int* len, double* out) {
   static_assert(Z == 1 || Z == 2, "cispmv: the block walk takes up to 16 columns");
-  constexpr std::uint16_t jump = 65535;  // CompressedSellMatrix::jump_delta
   __mmask8 mask[Z];
   for (int z = 0; z < Z; ++z) {
     const int c = std::clamp(columns - 8 * z, 0, 8);
@@ -272,7 +275,7 @@ __attribute__((target("avx512f,avx512vl,avx2,fma"))) inline void block_walk(
       if (k >= len[r]) continue;
       const std::uint16_t d = delta[row_at + r];
       col[r] += d;
-      if (d == jump) continue;
+      if (d == jump_delta) continue;
       const __m512d v = _mm512_set1_pd(index ? table[index[row_at + r]] : values[row_at + r]);
       const double* xr = X + static_cast<std::size_t>(col[r]) * ldx;
       for (int z = 0; z < Z; ++z) acc[r][z] = _mm512_fmadd_pd(v, _mm512_maskz_loadu_pd(mask[z], xr + 8 * z), acc[r][z]);
