@@ -753,18 +753,60 @@ TEST(ChooseFormat, ChoosesTheCheapestModelOnTheHostAndEstimatesTheCompressedSize
   EXPECT_NE(host.summary().find("csr"), std::string::npos);
 }
 
-// Several vectors per product: on a CPU the single-vector model stands (same choice, same candidates);
-// on a GPU the block model takes CSR and csell with its values inline (10 bytes per entry, converted
-// in 42 CSR reads), and the many reads of a block eigensolver repay csell's conversion.
-TEST(ChooseFormat, SeveralVectorsPerProductUseTheBlockModelOnGpusOnly) {
+// Several vectors per product: on a CPU the single-vector candidates, each product CSR's single-vector
+// cost times its block kernel's measured ratio (impl::host_block_ratios; Sliced ELLPACK: k products);
+// on a GPU the block model takes CSR and csell with its values inline (10 bytes per entry, converted in
+// 42 CSR reads), and the many reads of a block eigensolver repay csell's conversion.
+TEST(ChooseFormat, SeveralVectorsPerProductUseTheBlockModels) {
+  using Host = Kokkos::DefaultHostExecutionSpace;
   const HostCsr A = few_valued(2048, 20000, 200, 500, 81);
-  const FormatChoice one = choose_format<Kokkos::DefaultHostExecutionSpace>(A, 32, 20.0);
-  const FormatChoice five = choose_format<Kokkos::DefaultHostExecutionSpace>(A, 32, 20.0, 5);
-  EXPECT_EQ(five.format, one.format);
-  EXPECT_EQ(five.candidates.size(), one.candidates.size());
-  EXPECT_EQ(five.vectors, 5);
-  EXPECT_NE(five.summary().find("5 vectors per product"), std::string::npos) << five.summary();
-  EXPECT_THROW(choose_format<Kokkos::DefaultHostExecutionSpace>(A, 32, 20.0, 0), std::invalid_argument);
+  const FormatChoice one = choose_format<Host>(A, 32, 20.0);
+  const auto cost_of = [](const FormatChoice& c, Format f) {
+    for (const auto& e : c.candidates)
+      if (e.format == f) return e.cost();
+    ADD_FAILURE() << "no " << format_info(f).name << " in " << c.summary();
+    return 0.0;
+  };
+  const bool walk = impl::host_simd::avx512_available();
+  for (const int k : {2, 5, 9, 16, 21}) {
+    const FormatChoice block = choose_format<Host>(A, 32, 20.0, k);
+    ASSERT_EQ(block.candidates.size(), one.candidates.size()) << block.summary();
+    EXPECT_EQ(block.vectors, k);
+    EXPECT_NE(block.summary().find(std::to_string(k) + " vectors per product"), std::string::npos) << block.summary();
+    const double csr1 = cost_of(one, Format::csr);
+    EXPECT_NEAR(cost_of(block, Format::csr), csr1 * impl::host_block_ratio(&impl::HostBlockRatio::csr, k), 1e-6 * csr1);
+    EXPECT_NEAR(cost_of(block, Format::csell),
+                csr1 * impl::host_block_ratio(
+                           walk ? &impl::HostBlockRatio::csell_walk : &impl::HostBlockRatio::csell_portable, k),
+                1e-6 * csr1);
+    EXPECT_NEAR(cost_of(block, Format::sell), k * cost_of(one, Format::sell), 1e-6 * csr1);
+    const double vector_bytes = 8.0 * (A.num_rows + A.num_cols);
+    for (std::size_t i = 0; i < block.candidates.size(); ++i) {
+      const auto& c = block.candidates[i];
+      for (const auto& e : one.candidates) {
+        if (e.format != c.format) continue;
+        EXPECT_DOUBLE_EQ(c.bytes, e.bytes + (k - 1) * vector_bytes);  // the k vectors moved
+        EXPECT_EQ(c.setup, e.setup);                                  // the same conversion
+      }
+      if (i > 0) {
+        EXPECT_LE(block.candidates[i - 1].cost(20.0), c.cost(20.0)) << block.summary();
+      }
+    }
+  }
+  // the measured ratios: linear between the widths, 16 columns at a time beyond them
+  EXPECT_DOUBLE_EQ(impl::host_block_ratio(&impl::HostBlockRatio::csr, 8), 3.65);
+  EXPECT_DOUBLE_EQ(impl::host_block_ratio(&impl::HostBlockRatio::csr, 10), (3.65 + 8.47) / 2);
+  EXPECT_DOUBLE_EQ(impl::host_block_ratio(&impl::HostBlockRatio::csell_walk, 33),
+                   2 * 3.35 + impl::host_block_ratio(&impl::HostBlockRatio::csell_walk, 1));
+  // with the walk a wide block favours csell, a narrow one CSR (2 cores: 14 vectors 197 against 600 ms
+  // per product, 2 vectors 117 against 71)
+  if (walk) {
+    EXPECT_LT(cost_of(choose_format<Host>(A, 32, 20.0, 14), Format::csell),
+              cost_of(choose_format<Host>(A, 32, 20.0, 14), Format::csr));
+    EXPECT_GT(cost_of(choose_format<Host>(A, 32, 20.0, 2), Format::csell),
+              cost_of(choose_format<Host>(A, 32, 20.0, 2), Format::csr));
+  }
+  EXPECT_THROW(choose_format<Host>(A, 32, 20.0, 0), std::invalid_argument);
 #if defined(KOKKOS_ENABLE_CUDA)
   const FormatChoice gpu = choose_format<Kokkos::Cuda>(A, 32, 20.0, 5);
   ASSERT_EQ(gpu.candidates.size(), 2u) << gpu.summary();

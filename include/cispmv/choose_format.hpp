@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -40,7 +41,7 @@ struct FormatChoice {
   Kernel kernel = Kernel::automatic;
   std::vector<FormatEstimate> candidates;  ///< every format considered, the chosen one first
   double products = 0;                     ///< the products the choice was made for (0: per product)
-  int vectors = 1;                         ///< vectors per product (block products where > 1 on a GPU)
+  int vectors = 1;                         ///< vectors per product (block products where > 1)
   double seconds = 0;                      ///< the time the choice took (sampling the values)
   std::string summary() const;
 };
@@ -101,13 +102,17 @@ double kernel_efficiency(Format f, double rows, bool values_inline = false, int 
 /// that way took 20.4 s, same results); on the host csell takes ~80 reads (2 cores: 2.2 s for the 1.2
 /// GB frozen-core one, read in 28 ms at the copy bandwidth; perf/results/2026-11-23-debian-2core/), and
 /// Sliced ELLPACK and the hybrid format, one O(nnz) pass as well, are taken as csell's. CSR costs nothing.
+/// On the host csell with its values inline samples nothing and builds no table: 24 reads (2 cores,
+/// session 16: `cispmv ci` frozen core, convert 0.9-1.06 s against CSR's 0.29-0.32 for a CSR read in
+/// ~31 ms at the VM's 38.7 GB/s copy bandwidth).
 template <class Exec>
-double conversion_reads(Format f) {
+double conversion_reads(Format f, bool values_inline = false) {
   if (f == Format::csr) return 0.0;
   if constexpr (is_gpu_space_v<Exec>) {
+    (void)values_inline;
     return f == Format::csell ? 124.0 : 4600.0;
   } else {
-    return 80.0;
+    return f == Format::csell && values_inline ? 24.0 : 80.0;
   }
 }
 
@@ -120,6 +125,36 @@ double conversion_reads(Format f) {
 /// at 5 vectors and only roughly hold at other counts.
 inline constexpr double gpu_block_efficiency_csr = 0.19;
 inline constexpr double gpu_block_efficiency_csell = 0.42;
+/// Several vectors per product on a CPU: the time of a block product of k vectors over the time of
+/// CSR's single-vector product, for the formats with a block kernel, measured on our 2 cores (AMD Zen 4,
+/// frozen-core H2O/6-31G full CI, spmv_bench medians; perf/results/2026-11-25-session16/local-2core/:
+/// CSR 63.5 / 71.4 / 96.7 / 232 / 538 / 989 ms at k = 1 / 2 / 4 / 8 / 12 / 16, csell with its AVX-512
+/// block walk 35.2 / 117 / 128 / 141 / 185 / 213). CSR's rows gather k-wide rows of X that leave the
+/// caches as k grows; csell's walk carries 8 rows' sums in vector registers. csell without the walk (no
+/// AVX-512, or float) runs its portable loop: 259 / 376 / ~1,000 ms at k = 4 / 8 / 16 in session 15
+/// (perf/results/2026-11-25-session15/local-2core/), ~1.1x CSR's single product at k = 1, the rest
+/// interpolated. Beyond 16 columns a plan launches 16 at a time. Formats without a block kernel
+/// multiply the columns one by one (k single products).
+struct HostBlockRatio {
+  int k;
+  double csr, csell_walk, csell_portable;
+};
+inline constexpr HostBlockRatio host_block_ratios[] = {{1, 1.0, 0.55, 1.1},    {2, 1.12, 1.84, 2.2},
+                                                       {4, 1.52, 2.02, 4.3},   {8, 3.65, 2.22, 6.3},
+                                                       {12, 8.47, 2.91, 11.5}, {16, 15.6, 3.35, 16.7}};
+/// host_block_ratios' `column` at k columns (linear between the measured widths; 16 at a time beyond).
+inline double host_block_ratio(double HostBlockRatio::*column, int k) {
+  constexpr int widest = 16;
+  if (k > widest)
+    return (k / widest) * host_block_ratio(column, widest) + (k % widest ? host_block_ratio(column, k % widest) : 0.0);
+  const HostBlockRatio* hi = std::begin(host_block_ratios);
+  while (hi->k < k) ++hi;
+  if (hi->k == k || hi == std::begin(host_block_ratios)) return hi->*column;
+  const HostBlockRatio* lo = hi - 1;
+  const double t = static_cast<double>(k - lo->k) / static_cast<double>(hi->k - lo->k);
+  return lo->*column + t * (hi->*column - lo->*column);
+}
+
 /// csell encoded on a GPU with its values inline, in CSR reads: no values sampled, no table (H200,
 /// the same run: 0.134 s for the 13.1 GB all-electron Hamiltonian, one read of which takes 3.2 ms).
 inline constexpr double gpu_inline_csell_conversion_reads = 42.0;
@@ -175,11 +210,13 @@ double padded_slots(const HostCsrMatrix<Scalar, int, Offset>& A, int slice_heigh
 /// (impl::conversion_reads): what a solver wants (`cispmv ci` asks for 15 per root, Davidson's usual
 /// count); 0 (the default): the fastest product alone, what a benchmark or a long-lived plan wants.
 ///
-/// `vectors` > 1 on a GPU: the products are block products of that many vectors per read of the
-/// matrix (a block eigensolver's); the candidates are CSR and csell as FormatParams::for_block_products
-/// builds it (values inline: 10 bytes per entry, encoded without sampling), with their block kernels'
-/// efficiencies (impl::gpu_block_efficiency_csr, impl::gpu_block_efficiency_csell). On a CPU the
-/// single-vector model stands for them (the host's block kernels keep the table).
+/// `vectors` > 1: the products are block products of that many vectors per read of the matrix (a block
+/// eigensolver's). On a GPU the candidates are CSR and csell as FormatParams::for_block_products builds it
+/// (values inline: 10 bytes per entry, encoded without sampling), with their block kernels' efficiencies
+/// (impl::gpu_block_efficiency_csr, impl::gpu_block_efficiency_csell). On a CPU the candidates are the
+/// single-vector ones, each product costing CSR's single-vector product times the measured ratio of the
+/// format's block kernel (impl::host_block_ratios; k single products for Sliced ELLPACK): the candidates'
+/// bytes then include the k vectors, and their efficiencies are what the ratios imply.
 template <class Exec, class Scalar, class Offset, class Device>
 FormatChoice choose_format(const CsrMatrix<Scalar, int, Offset, Device>& A, int slice_height = 32, double products = 0,
                            int vectors = 1) {
@@ -233,7 +270,7 @@ FormatChoice choose_format(const CsrMatrix<Scalar, int, Offset, Device>& A, int 
     choice.candidates.push_back(
         {f, k, bytes + vector_bytes,
          impl::kernel_efficiency<Exec>(f, rows, f == Format::csell && !uses_table, f == Format::csell ? lanes : 1),
-         impl::conversion_reads<Exec>(f) * csr});
+         impl::conversion_reads<Exec>(f, f == Format::csell && !uses_table) * csr});
   };
   add(Format::csr, impl::is_gpu_space_v<Exec> ? Kernel::vector : Kernel::scalar, csr);
   // the hybrid format stores the same entries (BOUNDARY <= the shortest row pads nothing); with fewer
@@ -250,6 +287,22 @@ FormatChoice choose_format(const CsrMatrix<Scalar, int, Offset, Device>& A, int 
   add(Format::sell, Kernel::scalar,
       padded * (sizeof(Scalar) + sizeof(int)) + (padded / slice_height + 1) * sizeof(Offset));
   add(Format::csell, lanes > 1 ? Kernel::vector : Kernel::scalar, csell);
+  if (!impl::is_gpu_space_v<Exec> && vectors > 1) {               // block products on a CPU (impl::host_block_ratios)
+    const double csr_product = choice.candidates.front().cost();  // CSR's single-vector product
+    const bool walk = impl::host_simd::supports_block<Scalar, int> && impl::host_simd::avx512_available();
+    for (auto& c : choice.candidates) {
+      const double single = c.cost();
+      const double cost = c.format == Format::csr
+                              ? csr_product * impl::host_block_ratio(&impl::HostBlockRatio::csr, vectors)
+                          : c.format == Format::csell
+                              ? csr_product * impl::host_block_ratio(walk ? &impl::HostBlockRatio::csell_walk
+                                                                          : &impl::HostBlockRatio::csell_portable,
+                                                                     vectors)
+                              : single * vectors;  // no block kernel: the columns one by one
+      c.bytes += (vectors - 1) * vector_bytes;
+      c.efficiency = c.bytes / cost;
+    }
+  }
   return impl::cheapest_first(std::move(choice), timer.seconds());
 }
 

@@ -428,9 +428,10 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
     if (options.format == "auto") {
       // for Davidson's reads of the matrix, conversion included (from the row lengths and sampled values):
       // the block Davidson reads it once per iteration whatever the roots (H2O/6-31G full CI: 14, 17 and
-      // 20 reads for 1, 5 and 10 roots); several vectors per product (roots, or irreps' guards) on a
-      // GPU, where csell's values inline fit, by the block model (choose_format's `vectors`)
-      const FormatChoice choice = choose_format<Exec>(H_exec, 32, davidson_reads, csell_values_inline ? vectors : 1);
+      // 20 reads for 1, 5 and 10 roots); several vectors per product (roots, or irreps' guards) by the
+      // block model (choose_format's `vectors`): on a CPU always, on a GPU where csell's values inline fit
+      const FormatChoice choice =
+          choose_format<Exec>(H_exec, 32, davidson_reads, (on_host || csell_values_inline) ? vectors : 1);
       format = choice.format;
       out << "automatic format choice: " << choice.summary() << "\n";
     } else {
