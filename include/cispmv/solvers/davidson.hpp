@@ -117,16 +117,37 @@ double dot(const Exec& exec, const X& x, const Y& y) {
   return sum;
 }
 
-/// t -= V(:, 0:m) h: one projection of classical Gram-Schmidt, in a single pass over t.
+/// Rows of t a CPU thread updates at once in subtract_projection (16 KB of t: it stays in L1).
+inline constexpr std::size_t projection_chunk_rows = 2048;
+
+/// t -= V(:, 0:m) h: one projection of classical Gram-Schmidt, in a single pass over t. GPUs: a thread
+/// per row (consecutive rows of a column are coalesced). CPUs: chunks of rows, column by column, so that
+/// each column of the LayoutLeft basis streams contiguously; a row at a time would gather from m
+/// columns m pages apart (perf, 2 cores, 10 roots: 32 % of the run, more than the products).
 template <class Exec, class Basis, class H, class T>
 void subtract_projection(const Exec& exec, const Basis& V, const H& h, const int m, const T& t) {
-  Kokkos::parallel_for(
-      "cispmv::davidson::project_out", Kokkos::RangePolicy<Exec>(exec, 0, t.extent(0)),
-      KOKKOS_LAMBDA(const std::size_t i) {
-        double s = 0.0;
-        for (int j = 0; j < m; ++j) s += V(i, j) * h(j);
-        t(i) -= s;
-      });
+  if constexpr (cispmv::impl::is_gpu_space_v<Exec>) {
+    Kokkos::parallel_for(
+        "cispmv::davidson::project_out", Kokkos::RangePolicy<Exec>(exec, 0, t.extent(0)),
+        KOKKOS_LAMBDA(const std::size_t i) {
+          double s = 0.0;
+          for (int j = 0; j < m; ++j) s += V(i, j) * h(j);
+          t(i) -= s;
+        });
+  } else {
+    const std::size_t n = t.extent(0);
+    Kokkos::parallel_for(
+        "cispmv::davidson::project_out",
+        Kokkos::RangePolicy<Exec>(exec, 0, (n + projection_chunk_rows - 1) / projection_chunk_rows),
+        KOKKOS_LAMBDA(const std::size_t b) {
+          const std::size_t begin = b * projection_chunk_rows;
+          const std::size_t end = n - begin < projection_chunk_rows ? n : begin + projection_chunk_rows;
+          for (int j = 0; j < m; ++j) {
+            const double hj = h(j);
+            for (std::size_t i = begin; i < end; ++i) t(i) -= V(i, j) * hj;
+          }
+        });
+  }
 }
 
 template <class Exec, class X>
