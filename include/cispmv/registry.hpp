@@ -71,8 +71,9 @@ struct FormatParams {
     FormatParams p = for_space<Exec>();
     p.row_lanes = 1;
     p.sort_window = -1;
-    // the host's block kernels are not the AVX-512 walk: they keep the table (for_space's choice is
-    // for the single-vector walk)
+    // CPUs: the default table rule. The AVX-512 block walk reads a table (scalar loads) or values inline;
+    // which of the two is faster for block products has not been measured (`cispmv ci` on a CPU builds
+    // csell with for_space's parameters, and the block ratios of choose_format were measured that way)
     p.min_table_coverage = impl::block_values_inline<Exec> ? 2 : FormatParams{}.min_table_coverage;
     return p;
   }
