@@ -234,6 +234,40 @@ TEST(TEST_CATEGORY, CiDavidsonDotsAndCombinationsMatchHostLoops) {
       EXPECT_NEAR(by_column[c], w, 1e-9) << "column " << c;
     }
   }
+  // the block forms: P^T Q(:, 2:15) in one pass over P, then Q(:, 2:15) -= P(:, 0:m) H
+  const int pc = 13;
+  const auto Qb = Kokkos::subview(Q, Kokkos::ALL(), Kokkos::make_pair(2, 2 + pc));
+  const std::size_t chunks = (n + impl::block_dot_chunk_rows - 1) / impl::block_dot_chunk_rows;
+  Partial block_partial("block_partial", chunks, m * impl::block_dot_columns);
+  auto block_partial_host = Kokkos::create_mirror_view(block_partial);
+  const auto dots = impl::block_dots(TEST_EXECSPACE(), P, Qb, m, pc, block_partial, block_partial_host);
+  ASSERT_EQ(dots.size(), static_cast<std::size_t>(m * pc));
+  Kokkos::View<double**, Kokkos::LayoutLeft, TEST_MEMSPACE> H("H", m, impl::block_dot_columns);
+  auto hH = Kokkos::create_mirror_view(H);
+  for (int j = 0; j < m; ++j) {
+    for (int c = 0; c < pc; ++c) {
+      double e = 0.0;
+      for (std::size_t i = 0; i < n; ++i) e += hP(i, j) * hQ(i, 2 + c);
+      ASSERT_NEAR(dots[static_cast<std::size_t>(j) * pc + c], e, 1e-9) << "P column " << j << ", Q column " << c;
+      hH(j, c) = 0.25 * u(rng);
+    }
+  }
+  Kokkos::deep_copy(H, hH);
+  const auto Q0 = Kokkos::create_mirror(Q);  // a copy even where hQ is Q itself (host backends)
+  Kokkos::deep_copy(Q0, Q);
+  impl::subtract_block_projection(TEST_EXECSPACE(), P, H, m, pc, Qb);
+  const auto h_Q = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Q);
+  for (std::size_t i = 0; i < n; i += 13) {
+    for (int c = 0; c < m; ++c) {
+      double e = Q0(i, c);
+      for (int j = 0; j < m && c >= 2 && c < 2 + pc; ++j) e -= hP(i, j) * hH(j, c - 2);
+      ASSERT_NEAR(h_Q(i, c), e, 1e-12) << "row " << i << ", column " << c;
+    }
+  }
+  EXPECT_THROW(
+      impl::block_dots(TEST_EXECSPACE(), P, Q, m, impl::block_dot_columns + 1, block_partial, block_partial_host),
+      std::logic_error);
+  Kokkos::deep_copy(Q, Q0);
   for (const bool use_q : {false, true}) {
     const int ncols = use_q ? m : 3;
     impl::combine(TEST_EXECSPACE(), P, Q, Y, shift, m, ncols, out, use_q);

@@ -120,6 +120,19 @@ double dot(const Exec& exec, const X& x, const Y& y) {
 /// Rows of t a CPU thread updates at once in subtract_projection (16 KB of t: it stays in L1).
 inline constexpr std::size_t projection_chunk_rows = 2048;
 
+/// CPUs: f(begin, end) for each chunk [begin, end) of projection_chunk_rows rows of [0, n), a thread
+/// per chunk: the walk of the Davidson's kernels over the columns of its LayoutLeft blocks on CPUs
+/// (each column streams; the chunk's rows of what is written stay in cache).
+template <class Exec, class F>
+void for_row_chunks(const Exec& exec, const char* label, const std::size_t n, const F& f) {
+  Kokkos::parallel_for(
+      label, Kokkos::RangePolicy<Exec>(exec, 0, (n + projection_chunk_rows - 1) / projection_chunk_rows),
+      KOKKOS_LAMBDA(const std::size_t b) {
+        const std::size_t begin = b * projection_chunk_rows;
+        f(begin, n - begin < projection_chunk_rows ? n : begin + projection_chunk_rows);
+      });
+}
+
 /// t -= V(:, 0:m) h: one projection of classical Gram-Schmidt, in a single pass over t. GPUs: a thread
 /// per row (consecutive rows of a column are coalesced). CPUs: chunks of rows, column by column, so that
 /// each column of the LayoutLeft basis streams contiguously; a row at a time would gather from m
@@ -135,13 +148,9 @@ void subtract_projection(const Exec& exec, const Basis& V, const H& h, const int
           t(i) -= s;
         });
   } else {
-    const std::size_t n = t.extent(0);
-    Kokkos::parallel_for(
-        "cispmv::davidson::project_out",
-        Kokkos::RangePolicy<Exec>(exec, 0, (n + projection_chunk_rows - 1) / projection_chunk_rows),
-        KOKKOS_LAMBDA(const std::size_t b) {
-          const std::size_t begin = b * projection_chunk_rows;
-          const std::size_t end = n - begin < projection_chunk_rows ? n : begin + projection_chunk_rows;
+    for_row_chunks(
+        exec, "cispmv::davidson::project_out", t.extent(0),
+        KOKKOS_LAMBDA(const std::size_t begin, const std::size_t end) {
           for (int j = 0; j < m; ++j) {
             const double hj = h(j);
             for (std::size_t i = begin; i < end; ++i) t(i) -= V(i, j) * hj;
@@ -157,8 +166,10 @@ void scale(const Exec& exec, const double alpha, const X& x) {
       KOKKOS_LAMBDA(const std::size_t i) { x(i) *= alpha; });
 }
 
-/// Rows one team of multi_dot sums (a chunk); the chunks' partial sums are added on the host.
-inline constexpr std::size_t dot_chunk_rows = 65536;
+/// Rows one team of multi_dot sums (a chunk); the chunks' partial sums are added on the host. Small
+/// enough that a few columns still make hundreds of teams (H200, ncu, 10 roots of the all-electron full
+/// CI: with 65,536 rows a dot over 1-14 columns took ~0.5 ms, a few dozen teams on 132 SMs).
+inline constexpr std::size_t dot_chunk_rows = 8192;
 
 /// partial(c, b) = the sum over the rows i of chunk b of P(i, c) * Q(i, c), or of P(i, c) * q(i) when
 /// `q_is_vector`: one team per (chunk, column), chunk-major, so that consecutive teams (one host
@@ -209,32 +220,244 @@ std::vector<double> multi_dot(const Exec& exec, const Basis& P, const Basis& Q, 
   return out;
 }
 
+/// Columns of Q one launch of block_dots (and of subtract_block_projection) takes: their sums stay in
+/// registers.
+inline constexpr int block_dot_columns = 16;
+
+/// Rows of one chunk of block_dots: a GPU team per (chunk, column of P), a CPU thread per chunk. Fixed,
+/// so the sums do not depend on the thread count; small enough that on a GPU the chunks of Q that the
+/// resident teams read (16 columns x 64 KB each) stay in L2, where each team re-reads its chunk's.
+inline constexpr std::size_t block_dot_chunk_rows = 8192;
+
+/// Columns of P one GPU team of block_dots takes: each Q(i, c) it loads feeds that many sums.
+inline constexpr int block_dot_rows_per_team = 4;
+
+/// GPUs: the sums of block_dots over chunk league_rank / groups for columns 4g .. 4g + 3 of P (g =
+/// league_rank % groups): each thread keeps 4 x `columns` sums over its rows (Q(i, c) loaded once for
+/// the 4 columns of P), then the team reduces them one by one. Every loop over the sums has constant
+/// bounds (a mask inside): one loop to a run-time bound indexes the array at run time, and the whole
+/// array then lives in local memory (the first version: 3.9 ms per call under ncu for 10 roots of the
+/// all-electron full CI, whatever the team size or the columns per team).
+template <class Exec, class PView, class QView, class Partial>
+struct BlockDotsTeam {
+  using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
+  static constexpr int J = block_dot_rows_per_team;
+  PView P;
+  QView Q;
+  Partial partial;
+  int count, columns, groups;
+  std::size_t rows, chunk;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    const int j0 = (team.league_rank() % groups) * J;
+    const int nj = count - j0 < J ? count - j0 : J;
+    const std::size_t b = static_cast<std::size_t>(team.league_rank() / groups);
+    const std::size_t begin = b * chunk;
+    const std::size_t end = rows - begin < chunk ? rows : begin + chunk;
+    double s[J][block_dot_columns];
+    for (int jj = 0; jj < J; ++jj) {
+      for (int c = 0; c < block_dot_columns; ++c) s[jj][c] = 0.0;
+    }
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](const std::size_t i) {
+      double p[J];
+      for (int jj = 0; jj < J; ++jj) p[jj] = jj < nj ? P(i, j0 + jj) : 0.0;
+      for (int c = 0; c < block_dot_columns; ++c) {
+        if (c < columns) {
+          const double q = Q(i, c);
+          for (int jj = 0; jj < J; ++jj) s[jj][c] += p[jj] * q;
+        }
+      }
+    });
+    for (int jj = 0; jj < J; ++jj) {
+      for (int c = 0; c < block_dot_columns; ++c) {
+        if (jj < nj && c < columns) team.team_reduce(Kokkos::Sum<double>(s[jj][c]));  // uniform over the team
+      }
+    }
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      for (int jj = 0; jj < J; ++jj) {  // constant bounds: s stays in registers (see below)
+        for (int c = 0; c < block_dot_columns; ++c) {
+          if (jj < nj && c < columns) partial(b, (j0 + jj) * block_dot_columns + c) = s[jj][c];
+        }
+      }
+    });
+  }
+};
+
+/// out[j * columns + c] = sum_i P(i, j) * Q(i, c) for j < count, c < columns (<= block_dot_columns): the
+/// projections of a block of vectors on a basis (block Gram-Schmidt, the new columns of V^T A V), P read
+/// once for all columns of Q. GPUs: BlockDotsTeam (a team per chunk and 4 columns of P). CPUs: a thread per chunk of
+/// rows, in pieces of projection_chunk_rows whose columns of Q stay in cache; four columns of Q at a time, each with
+/// two independent sums, so that the loop is not held by one chain of dependent additions. `partial`
+/// (>= chunks x count * block_dot_columns, LayoutRight) and its host mirror are the caller's workspace;
+/// the chunks are added in order on the host. P and Q are LayoutLeft (contiguous columns).
+template <class Exec, class PView, class QView, class Partial>
+std::vector<double> block_dots(const Exec& exec, const PView& P, const QView& Q, const int count, const int columns,
+                               const Partial& partial, const typename Partial::HostMirror& host) {
+  static_assert(std::is_same_v<typename PView::array_layout, Kokkos::LayoutLeft> &&
+                    std::is_same_v<typename QView::array_layout, Kokkos::LayoutLeft>,
+                "block_dots: the columns must be contiguous");
+  std::vector<double> out(static_cast<std::size_t>(count) * static_cast<std::size_t>(columns), 0.0);
+  const std::size_t rows = P.extent(0);
+  constexpr std::size_t chunk = block_dot_chunk_rows;
+  const std::size_t chunks = (rows + chunk - 1) / chunk;
+  if (count == 0 || columns == 0 || chunks == 0) return out;
+  if (columns > block_dot_columns || chunks > partial.extent(0) ||
+      static_cast<std::size_t>(count) * block_dot_columns > partial.extent(1)) {
+    throw std::logic_error("cispmv::davidson::block_dots: the workspace is too small");
+  }
+  if constexpr (cispmv::impl::is_gpu_space_v<Exec>) {
+    const int groups = (count + block_dot_rows_per_team - 1) / block_dot_rows_per_team;
+    Kokkos::parallel_for(
+        "cispmv::davidson::block_dots", Kokkos::TeamPolicy<Exec>(exec, static_cast<int>(chunks) * groups, Kokkos::AUTO),
+        BlockDotsTeam<Exec, PView, QView, Partial>{P, Q, partial, count, columns, groups, rows, chunk});
+  } else {
+    Kokkos::parallel_for(
+        "cispmv::davidson::block_dots", Kokkos::RangePolicy<Exec>(exec, 0, chunks), KOKKOS_LAMBDA(const std::size_t b) {
+          const std::size_t begin = b * chunk;
+          const std::size_t end = rows - begin < chunk ? rows : begin + chunk;
+          for (int j = 0; j < count; ++j) {
+            for (int c = 0; c < columns; ++c) partial(b, j * block_dot_columns + c) = 0.0;
+          }
+          for (std::size_t piece = begin; piece < end; piece += projection_chunk_rows) {
+            const std::size_t len = end - piece < projection_chunk_rows ? end - piece : projection_chunk_rows;
+            for (int j = 0; j < count; ++j) {
+              const double* p = &P(piece, j);
+              for (int c0 = 0; c0 < columns; c0 += 4) {
+                const int nc = columns - c0 < 4 ? columns - c0 : 4;
+                const double* q[4];
+                for (int c = 0; c < 4; ++c) q[c] = &Q(piece, c0 + (c < nc ? c : 0));
+                double s[4][2] = {{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}};
+                std::size_t i = 0;
+                for (; i + 2 <= len; i += 2) {
+                  for (int c = 0; c < 4; ++c) {
+                    s[c][0] += p[i] * q[c][i];
+                    s[c][1] += p[i + 1] * q[c][i + 1];
+                  }
+                }
+                for (; i < len; ++i) {
+                  for (int c = 0; c < 4; ++c) s[c][0] += p[i] * q[c][i];
+                }
+                for (int c = 0; c < nc; ++c) partial(b, j * block_dot_columns + c0 + c) += s[c][0] + s[c][1];
+              }
+            }
+          }
+        });
+  }
+  Kokkos::deep_copy(exec, host, partial);
+  exec.fence();
+  for (int j = 0; j < count; ++j) {
+    for (int c = 0; c < columns; ++c) {
+      double sum = 0.0;
+      for (std::size_t b = 0; b < chunks; ++b) sum += host(b, j * block_dot_columns + c);
+      out[static_cast<std::size_t>(j) * columns + c] = sum;
+    }
+  }
+  return out;
+}
+
+/// T(:, c) -= V(:, 0:m) H(:, c) for c < columns (<= block_dot_columns): one projection of block classical
+/// Gram-Schmidt, V read once for all the columns of T. GPUs: a thread per two rows (i and i + half:
+/// both coalesced), the columns' sums in registers, each h(j, c) loaded once for the two (the loads of
+/// h, not V's bytes, held a thread per row: 1.17 ms per call under ncu for 10 roots of the all-electron
+/// full CI, against ~0.4 for reading V). CPUs: chunks of projection_chunk_rows rows, V's column by column, each
+/// column's chunk (in L1) subtracted from every column of T's chunk (in L2).
+template <class Exec, class Basis, class H, class T>
+void subtract_block_projection(const Exec& exec, const Basis& V, const H& h, const int m, const int columns,
+                               const T& t) {
+  if (columns > block_dot_columns) throw std::logic_error("cispmv::davidson: too many columns for one projection");
+  const std::size_t n = t.extent(0);
+  if constexpr (cispmv::impl::is_gpu_space_v<Exec>) {
+    const std::size_t half = (n + 1) / 2;
+    Kokkos::parallel_for(
+        "cispmv::davidson::project_out_block", Kokkos::RangePolicy<Exec>(exec, 0, half),
+        KOKKOS_LAMBDA(const std::size_t i) {
+          const std::size_t i2 = i + half;
+          const bool second = i2 < n;
+          double s[block_dot_columns], s2[block_dot_columns];
+          for (int c = 0; c < block_dot_columns; ++c) s[c] = s2[c] = 0.0;
+          for (int j = 0; j < m; ++j) {
+            const double v = V(i, j);
+            const double v2 = second ? V(i2, j) : 0.0;
+            for (int c = 0; c < block_dot_columns; ++c) {
+              if (c < columns) {
+                const double hjc = h(j, c);
+                s[c] += v * hjc;
+                s2[c] += v2 * hjc;
+              }
+            }
+          }
+          for (int c = 0; c < block_dot_columns; ++c) {  // constant bounds: s and s2 stay in registers
+            if (c < columns) {
+              t(i, c) -= s[c];
+              if (second) t(i2, c) -= s2[c];
+            }
+          }
+        });
+  } else {
+    for_row_chunks(
+        exec, "cispmv::davidson::project_out_block", n, KOKKOS_LAMBDA(const std::size_t begin, const std::size_t end) {
+          for (int j = 0; j < m; ++j) {
+            for (int c = 0; c < columns; ++c) {
+              const double hjc = h(j, c);
+              for (std::size_t i = begin; i < end; ++i) t(i, c) -= V(i, j) * hjc;
+            }
+          }
+        });
+  }
+}
+
 /// Columns of `out` one pass of combine computes together (their sums in registers).
 inline constexpr int combine_columns = 8;
 
 /// out(:, c) = sum_{j < m} (P(:, j) - shift[c] * Q(:, j)) * Y(j, c) for c < ncols: the Ritz vectors
-/// (shift 0, Q unused) and the residuals AV y - theta V y of the projected solution. Each row reads
-/// its P(i, j) and Q(i, j) once per 8 columns of out (once per column re-read all of V and AV from
-/// memory: 21 GB per call for 10 roots of a 1.66M-row problem).
+/// (shift 0, Q unused) and the residuals AV y - theta V y of the projected solution. GPUs: a thread per
+/// row reads its P(i, j) and Q(i, j) once per 8 columns of out (once per column re-read all of V and AV
+/// from memory: 21 GB per call for 10 roots of a 1.66M-row problem). CPUs: chunks of
+/// projection_chunk_rows rows, P's and Q's columns streamed once each into every column of out's chunk
+/// (in cache); a row at a time would gather from m columns m pages apart (perf, our 2 cores, 10 roots:
+/// 15 % of the run).
 template <class Exec, class Basis, class Small, class Shift>
 void combine(const Exec& exec, const Basis& P, const Basis& Q, const Small& Y, const Shift& shift, int m, int ncols,
              const Basis& out, bool use_q) {
-  Kokkos::parallel_for(
-      "cispmv::davidson::combine", Kokkos::RangePolicy<Exec>(exec, 0, P.extent(0)), KOKKOS_LAMBDA(const std::size_t i) {
-        for (int c0 = 0; c0 < ncols; c0 += combine_columns) {
-          const int nc = ncols - c0 < combine_columns ? ncols - c0 : combine_columns;
-          double sum[combine_columns];
-          for (int c = 0; c < combine_columns; ++c) sum[c] = 0.0;
-          for (int j = 0; j < m; ++j) {
-            const double p = P(i, j);
-            const double q = use_q ? Q(i, j) : 0.0;
-            for (int c = 0; c < combine_columns; ++c) {
-              if (c < nc) sum[c] += (use_q ? p - shift(c0 + c) * q : p) * Y(j, c0 + c);
+  if constexpr (cispmv::impl::is_gpu_space_v<Exec>) {
+    Kokkos::parallel_for(
+        "cispmv::davidson::combine", Kokkos::RangePolicy<Exec>(exec, 0, P.extent(0)),
+        KOKKOS_LAMBDA(const std::size_t i) {
+          for (int c0 = 0; c0 < ncols; c0 += combine_columns) {
+            const int nc = ncols - c0 < combine_columns ? ncols - c0 : combine_columns;
+            double sum[combine_columns];
+            for (int c = 0; c < combine_columns; ++c) sum[c] = 0.0;
+            for (int j = 0; j < m; ++j) {
+              const double p = P(i, j);
+              const double q = use_q ? Q(i, j) : 0.0;
+              for (int c = 0; c < combine_columns; ++c) {
+                if (c < nc) sum[c] += (use_q ? p - shift(c0 + c) * q : p) * Y(j, c0 + c);
+              }
+            }
+            for (int c = 0; c < combine_columns; ++c) {  // constant bounds: sum stays in registers
+              if (c < nc) out(i, c0 + c) = sum[c];
             }
           }
-          for (int c = 0; c < nc; ++c) out(i, c0 + c) = sum[c];
-        }
-      });
+        });
+  } else {
+    for_row_chunks(
+        exec, "cispmv::davidson::combine", P.extent(0), KOKKOS_LAMBDA(const std::size_t begin, const std::size_t end) {
+          for (int c = 0; c < ncols; ++c) {
+            for (std::size_t i = begin; i < end; ++i) out(i, c) = 0.0;
+          }
+          for (int j = 0; j < m; ++j) {
+            for (int c = 0; c < ncols; ++c) {
+              const double y = Y(j, c);
+              if (use_q) {
+                const double s = shift(c);
+                for (std::size_t i = begin; i < end; ++i) out(i, c) += (P(i, j) - s * Q(i, j)) * y;
+              } else {
+                for (std::size_t i = begin; i < end; ++i) out(i, c) += P(i, j) * y;
+              }
+            }
+          }
+        });
+  }
 }
 
 /// V(:, c) = e_{rows(c)} for c < count: unit start vectors (local row i is global row first + i).
@@ -408,6 +631,13 @@ class Davidson {
     return s;
   }
 
+  template <class PView, class QView>
+  std::vector<double> global_block_dots(const PView& P, const QView& Q, int count, int columns) {
+    std::vector<double> s = block_dots(exec_, P, Q, count, columns, block_partial_, block_partial_host_);
+    reduce(s);
+    return s;
+  }
+
   // Every allocation is left uninitialised (each entry is written before it is read) and bound to
   // `exec`, so that nothing runs on another execution space behind the caller's back.
   auto alloc(const char* label) const {
@@ -426,6 +656,12 @@ class Davidson {
     const std::size_t chunks = std::max<std::size_t>(1, (n_ + dot_chunk_rows - 1) / dot_chunk_rows);
     partial_ = Partial(alloc("cispmv::davidson::partial_dots"), static_cast<std::size_t>(max_sub_), chunks);
     partial_host_ = Kokkos::create_mirror_view(partial_);
+    const std::size_t block_chunks = std::max<std::size_t>(1, (n_ + block_dot_chunk_rows - 1) / block_dot_chunk_rows);
+    block_partial_ = Partial(alloc("cispmv::davidson::block_dots"), block_chunks,
+                             static_cast<std::size_t>(max_sub_) * block_dot_columns);
+    block_partial_host_ = Kokkos::create_mirror_view(block_partial_);
+    H_ = Small(alloc("cispmv::davidson::H"), max_sub_, block_dot_columns);  // block Gram-Schmidt coefficients
+    H_host_ = Kokkos::create_mirror_view(H_);
     h_host_ = Kokkos::create_mirror_view(h_);
     if constexpr (has_block_apply<Operator>::value) {                   // row-major blocks of the products (see apply)
       const int start = std::max(k_, opts_.num_guesses) + 2 * guards_;  // unit and random vectors per block
@@ -443,6 +679,10 @@ class Davidson {
 
   double& g(int i, int j) { return G_[static_cast<std::size_t>(i) * max_sub_ + j]; }
   static auto column(const Basis& B, int j) { return Kokkos::subview(B, Kokkos::ALL(), j); }
+  /// Columns [begin, end) of B.
+  static Basis columns(const Basis& B, int begin, int end) {
+    return Kokkos::subview(B, Kokkos::ALL(), Kokkos::make_pair(begin, end));
+  }
 
   /// AV(:, first:m) = A V(:, first:m): one product per column, or (operators with a block apply) one
   /// per block of columns, which reads the matrix once for all of them. The block goes through
@@ -564,34 +804,99 @@ class Davidson {
     return m;
   }
 
-  /// Orthonormalises column m of V against columns 0..m-1 by classical Gram-Schmidt applied twice
-  /// (CGS2: "twice is enough" keeps it as orthogonal as modified Gram-Schmidt, Giraud et al. 2005);
-  /// false when it is linearly dependent. Each pass is two kernels, h = V^T t (one reduction of m
-  /// values) and t -= V h, where modified Gram-Schmidt needs m dependent reductions: with several
-  /// roots and a basis of tens of vectors that is most of the solver's time outside the products.
+  /// Orthonormalises column m of V against columns 0..m-1 (project_column); false when it is linearly
+  /// dependent on them.
   bool orthonormalise(int m) {
     auto t = column(V_, m);
     const double norm0 = std::sqrt(global_dot(t, t));
     if (!(norm0 > 0.0) || !std::isfinite(norm0)) return false;
-    for (int pass = 0; pass < 2 && m > 0; ++pass) {
-      const std::vector<double> h = global_multi_dot(V_, V_, t, m, true);
-      for (int j = 0; j < m; ++j) h_host_(j) = h[static_cast<std::size_t>(j)];
-      Kokkos::deep_copy(exec_, h_, h_host_);
-      subtract_projection(exec_, V_, h_, m, t);
-    }
+    project_column(m, 0);
     const double norm = std::sqrt(global_dot(t, t));
-    exec_.fence();  // h_host_ is rewritten by the next call
     if (!(norm > opts_.linear_dependence * norm0)) return false;
     scale(exec_, 1.0 / norm, t);
     return true;
   }
 
+  /// Column col of V minus its projection on columns [from, col), by classical Gram-Schmidt applied
+  /// twice (CGS2: "twice is enough" keeps it as orthogonal as modified Gram-Schmidt, Giraud et al.
+  /// 2005). Each pass is two kernels, h = V^T t (one reduction of col - from values) and t -= V h,
+  /// where modified Gram-Schmidt needs col - from dependent reductions.
+  void project_column(int col, int from) {
+    if (col <= from) return;
+    auto t = column(V_, col);
+    const Basis P = columns(V_, from, col);
+    for (int pass = 0; pass < 2; ++pass) {
+      const std::vector<double> h = global_multi_dot(P, P, t, col - from, true);
+      for (int j = 0; j < col - from; ++j) h_host_(j) = h[static_cast<std::size_t>(j)];
+      Kokkos::deep_copy(exec_, h_, h_host_);
+      subtract_projection(exec_, P, h_, col - from, t);
+      exec_.fence();  // h_host_ is rewritten by the next pass
+    }
+  }
+
+  /// Orthonormalises columns [m, m + count) of V, an iteration's corrections (blocks[c]: the block of
+  /// correction c), against columns 0..m-1 and each other; returns how many were kept, moved down to
+  /// [m, m + kept) in order, col_block_ set. Block CGS2 against the basis first: H = V^T T and T -= V H
+  /// for up to block_dot_columns corrections at once, twice, so that V is read four times per
+  /// iteration instead of four times per correction. Then each correction by CGS2 against the kept
+  /// ones before it (project_column); one that loses more than half its norm there (cancellation: what
+  /// is left of its error along V grows relative to it) is projected against the whole basis once
+  /// more. A correction is dropped as linearly dependent when its norm falls below
+  /// linear_dependence times its norm before any projection, or when that norm is 0 or not finite.
+  int orthonormalise_block(int m, int count, const std::vector<int>& blocks) {
+    if (count == 0) return 0;
+    const std::vector<double> norm2 =
+        global_multi_dot(columns(V_, m, m + count), columns(V_, m, m + count), column(V_, m), count, false);
+    if (m > 0) {
+      const Basis P = columns(V_, 0, m);
+      for (int pass = 0; pass < 2; ++pass) {
+        for (int c0 = 0; c0 < count; c0 += block_dot_columns) {
+          const int pc = std::min(block_dot_columns, count - c0);
+          const Basis T = columns(V_, m + c0, m + c0 + pc);
+          const std::vector<double> h = global_block_dots(P, T, m, pc);
+          for (int j = 0; j < m; ++j) {
+            for (int c = 0; c < pc; ++c) H_host_(j, c) = h[static_cast<std::size_t>(j) * pc + c];
+          }
+          Kokkos::deep_copy(exec_, H_, H_host_);
+          subtract_block_projection(exec_, P, H_, m, pc, T);
+          exec_.fence();  // H_host_ is rewritten by the next block
+        }
+      }
+    }
+    int kept = 0;
+    for (int c = 0; c < count; ++c) {
+      const double norm0 = std::sqrt(norm2[static_cast<std::size_t>(c)]);
+      if (!(norm0 > 0.0) || !std::isfinite(norm0)) continue;
+      const int col = m + kept;
+      if (col != m + c) Kokkos::deep_copy(exec_, column(V_, col), column(V_, m + c));
+      auto t = column(V_, col);
+      const double before = std::sqrt(global_dot(t, t));
+      project_column(col, m);
+      double norm = std::sqrt(global_dot(t, t));
+      if (kept > 0 && norm < 0.5 * before) {
+        project_column(col, 0);
+        norm = std::sqrt(global_dot(t, t));
+      }
+      if (!(norm > opts_.linear_dependence * norm0)) continue;
+      scale(exec_, 1.0 / norm, t);
+      col_block_[static_cast<std::size_t>(col)] = blocks[static_cast<std::size_t>(c)];
+      ++kept;
+    }
+    exec_.fence();
+    return kept;
+  }
+
   /// Adds A V(:, j) and the new row/column of G for the columns [first, m).
   void extend_projection(int first, int m) {
     apply(first, m);
-    for (int j = first; j < m; ++j) {
-      const std::vector<double> row = global_multi_dot(V_, V_, column(AV_, j), j + 1, true);
-      for (int i = 0; i <= j; ++i) g(i, j) = g(j, i) = row[i];
+    const Basis P = columns(V_, 0, m);
+    for (int c0 = first; c0 < m; c0 += block_dot_columns) {  // V read once per block_dot_columns new columns
+      const int pc = std::min(block_dot_columns, m - c0);
+      const std::vector<double> d = global_block_dots(P, columns(AV_, c0, c0 + pc), m, pc);
+      for (int c = 0; c < pc; ++c) {
+        const int j = c0 + c;
+        for (int i = 0; i <= j; ++i) g(i, j) = g(j, i) = d[static_cast<std::size_t>(i) * pc + c];
+      }
     }
   }
 
@@ -693,19 +998,21 @@ class Davidson {
     ++res_.restarts;
   }
 
-  /// Preconditioned corrections t = (D - theta)^-1 r for the unconverged active pairs, appended to V
-  /// (each in its pair's block).
+  /// Preconditioned corrections t = (D - theta)^-1 r for the unconverged active pairs (each in its
+  /// pair's block), appended to V and orthonormalised together (orthonormalise_block).
   template <class DiagView>
   void add_corrections(const std::vector<double>& residual, const DiagView& diagonal) {
+    std::vector<int> blocks;
     for (int c = 0; c < active_; ++c) {
       if (settled(c, residual)) continue;
-      if (m_ == max_sub_) break;  // only when max_sub == n < 2 * num_roots: no room for more
-      auto t = column(V_, m_);
-      auto r = column(R_, c);
+      const int col = m_ + static_cast<int>(blocks.size());
+      if (col == max_sub_) break;  // only when max_sub == n < 2 * num_roots: no room for more
       const int block = order_block_[static_cast<std::size_t>(c)];
-      precondition(exec_, diagonal, theta_host_(c), opts_.denominator_guard, r, t, blocks_, block);
-      if (orthonormalise(m_)) col_block_[static_cast<std::size_t>(m_++)] = block;
+      precondition(exec_, diagonal, theta_host_(c), opts_.denominator_guard, column(R_, c), column(V_, col), blocks_,
+                   block);
+      blocks.push_back(block);
     }
+    m_ += orthonormalise_block(m_, static_cast<int>(blocks.size()), blocks);
   }
 
   /// Ritz vectors of the wanted roots and the final figures.
@@ -750,6 +1057,11 @@ class Davidson {
   using Partial = Kokkos::View<double**, Kokkos::LayoutRight, memory_space>;
   Partial partial_;  ///< multi_dot's per-chunk sums (max_sub x chunks)
   typename Partial::HostMirror partial_host_;
+  Partial block_partial_;  ///< block_dots' per-chunk sums (chunks x max_sub * block_dot_columns)
+  typename Partial::HostMirror block_partial_host_;
+  using Small = Kokkos::View<double**, Kokkos::LayoutLeft, memory_space>;
+  Small H_;  ///< block Gram-Schmidt coefficients (max_sub x block_dot_columns)
+  typename Small::HostMirror H_host_;
   std::vector<double> G_;  ///< V^T A V, row-major on the host
   Result res_;
 };
