@@ -235,9 +235,10 @@ inline constexpr int block_dot_rows_per_team = 4;
 /// GPUs: the sums of block_dots over chunk league_rank / groups for columns 4g .. 4g + 3 of P (g =
 /// league_rank % groups): each thread keeps 4 x `columns` sums over its rows (Q(i, c) loaded once for
 /// the 4 columns of P), then the team reduces them one by one. Every loop over the sums has constant
-/// bounds (a mask inside): one loop to a run-time bound indexes the array at run time, and the whole
-/// array then lives in local memory (the first version: 3.9 ms per call under ncu for 10 roots of the
-/// all-electron full CI, whatever the team size or the columns per team).
+/// bounds and is unrolled: an index known only at run time puts the whole array in local memory
+/// (ptxas: a 512-byte stack frame). The versions timed on an H200 had that frame (3.8-3.9 ms per call
+/// under ncu for 10 roots of the all-electron full CI, whatever the team size or the columns per team);
+/// this one has none and is not timed yet.
 template <class Exec, class PView, class QView, class Partial>
 struct BlockDotsTeam {
   using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
@@ -268,13 +269,26 @@ struct BlockDotsTeam {
         }
       }
     });
+    // Every loop over s has constant bounds and is unrolled (with its barriers the compiler would not
+    // unroll the reductions' loop by itself): an index known only at run time puts the whole array in
+    // local memory.
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#pragma unroll
+#endif
     for (int jj = 0; jj < J; ++jj) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#pragma unroll
+#endif
       for (int c = 0; c < block_dot_columns; ++c) {
-        if (jj < nj && c < columns) team.team_reduce(Kokkos::Sum<double>(s[jj][c]));  // uniform over the team
+        if (jj < nj && c < columns) {  // uniform over the team
+          double v = s[jj][c];         // a reducer holds a reference: of s itself, it would put s in local memory
+          team.team_reduce(Kokkos::Sum<double>(v));
+          s[jj][c] = v;
+        }
       }
     }
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
-      for (int jj = 0; jj < J; ++jj) {  // constant bounds: s stays in registers (see below)
+      for (int jj = 0; jj < J; ++jj) {  // constant bounds: s stays in registers (see above)
         for (int c = 0; c < block_dot_columns; ++c) {
           if (jj < nj && c < columns) partial(b, (j0 + jj) * block_dot_columns + c) = s[jj][c];
         }
@@ -1086,17 +1100,17 @@ class Davidson {
 /// operator's memory space; every operation runs on `exec`, only the projected matrix G = V^T A V
 /// lives on the host, where jacobi_eigen solves it. Start: unit vectors on the smallest diagonal
 /// entries. Each iteration: Ritz pairs of G, residuals, stop if all wanted residuals are below the
-/// tolerance, else one preconditioned correction per unconverged root, orthogonalised against V by
-/// classical Gram-Schmidt applied twice, discarded when (nearly) linearly dependent, normalised and
-/// appended. The new vectors of an iteration (one per unconverged root: a block Davidson) are
-/// multiplied together: with an SpmvPlan of CSR, the hybrid format or csell the matrix is read once
-/// for up to 16 of them (SpmvPlan::apply on rank-2 Views), otherwise once per vector. When the basis would exceed
-/// max_subspace it restarts from the lowest restart_size Ritz vectors (AV is combined the same way: no extra product).
-/// Like any Krylov-type method it cannot leave an invariant subspace that holds all its start vectors (a block of the
-/// matrix they do not couple to, e.g. another symmetry): a dense random start vector beside the unit ones is there for
-/// that (DavidsonOptions::random_start; more unit guesses: DavidsonOptions::num_guesses). A NaN in the residuals stops
-/// the solve as not converged. Throws std::invalid_argument on a non-square operator, a diagonal of the wrong size or
-/// impossible options.
+/// tolerance, else one preconditioned correction per unconverged root, all of them orthogonalised against
+/// V together by block classical Gram-Schmidt applied twice, then against each other (orthonormalise_block),
+/// discarded when (nearly) linearly dependent, normalised and appended. The new vectors of an iteration (one per
+/// unconverged root: a block Davidson) are multiplied together: with an SpmvPlan of CSR, the hybrid format or csell the
+/// matrix is read once for up to 16 of them (SpmvPlan::apply on rank-2 Views), otherwise once per vector. When the
+/// basis would exceed max_subspace it restarts from the lowest restart_size Ritz vectors (AV is combined the same way:
+/// no extra product). Like any Krylov-type method it cannot leave an invariant subspace that holds all its start
+/// vectors (a block of the matrix they do not couple to, e.g. another symmetry): a dense random start vector beside the
+/// unit ones is there for that (DavidsonOptions::random_start; more unit guesses: DavidsonOptions::num_guesses). A NaN
+/// in the residuals stops the solve as not converged. Throws std::invalid_argument on a non-square operator, a diagonal
+/// of the wrong size or impossible options.
 template <class Exec, class Operator, class DiagView>
 auto davidson(const Exec& exec, const Operator& op, const DiagView& diagonal, const DavidsonOptions& opts = {}) {
   if constexpr (impl::is_cispmv_format<Operator>::value) {
