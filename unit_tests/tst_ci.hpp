@@ -186,10 +186,18 @@ TEST(TEST_CATEGORY, CiDavidsonMatchesJacobiOnRandomSymmetricMatrix) {
       EXPECT_LT(std::sqrt(r2), 1e-8);
     }
   }
+  // 18 roots: an iteration's corrections outnumber one block of the block Gram-Schmidt (16 columns)
+  cispmv::solvers::DavidsonOptions opts;
+  opts.num_roots = 18;
+  opts.residual_tolerance = 1e-9;
+  opts.max_iterations = 500;
+  const auto res = davidson_on_backend(A, A, opts);
+  ASSERT_TRUE(res.converged);
+  for (int c = 0; c < 18; ++c) EXPECT_NEAR(res.eigenvalues[c], exact.values[c], 1e-11) << "root " << c;
 }
 
-// Davidson's two block kernels against host loops, on more rows than one chunk of multi_dot
-// (150,001: three chunks, the last one short) and more columns than one pass of combine (19: 8, 8, 3).
+// Davidson's kernels against host loops, on more rows than one chunk of multi_dot and of block_dots
+// (23,849: three chunks, the last one short) and more columns than one pass of combine (19: 8, 8, 3).
 TEST(TEST_CATEGORY, CiDavidsonDotsAndCombinationsMatchHostLoops) {
   namespace impl = cispmv::solvers::impl;
   using Basis = Kokkos::View<double**, Kokkos::LayoutLeft, TEST_MEMSPACE>;

@@ -224,13 +224,13 @@ std::vector<double> multi_dot(const Exec& exec, const Basis& P, const Basis& Q, 
 /// registers.
 inline constexpr int block_dot_columns = 16;
 
-/// Rows of one chunk of block_dots: a GPU team per (chunk, column of P), a CPU thread per chunk. Fixed,
+/// Rows of one chunk of block_dots: a GPU team per (chunk, 4 columns of P), a CPU thread per chunk. Fixed,
 /// so the sums do not depend on the thread count; small enough that on a GPU the chunks of Q that the
 /// resident teams read (16 columns x 64 KB each) stay in L2, where each team re-reads its chunk's.
 inline constexpr std::size_t block_dot_chunk_rows = 8192;
 
 /// Columns of P one GPU team of block_dots takes: each Q(i, c) it loads feeds that many sums.
-inline constexpr int block_dot_rows_per_team = 4;
+inline constexpr int block_dot_p_columns_per_team = 4;
 
 /// GPUs: the sums of block_dots over chunk league_rank / groups for columns 4g .. 4g + 3 of P (g =
 /// league_rank % groups): each thread keeps 4 x `columns` sums over its rows (Q(i, c) loaded once for
@@ -242,7 +242,7 @@ inline constexpr int block_dot_rows_per_team = 4;
 template <class Exec, class PView, class QView, class Partial>
 struct BlockDotsTeam {
   using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
-  static constexpr int J = block_dot_rows_per_team;
+  static constexpr int J = block_dot_p_columns_per_team;
   PView P;
   QView Q;
   Partial partial;
@@ -320,7 +320,7 @@ std::vector<double> block_dots(const Exec& exec, const PView& P, const QView& Q,
     throw std::logic_error("cispmv::davidson::block_dots: the workspace is too small");
   }
   if constexpr (cispmv::impl::is_gpu_space_v<Exec>) {
-    const int groups = (count + block_dot_rows_per_team - 1) / block_dot_rows_per_team;
+    const int groups = (count + block_dot_p_columns_per_team - 1) / block_dot_p_columns_per_team;
     Kokkos::parallel_for(
         "cispmv::davidson::block_dots", Kokkos::TeamPolicy<Exec>(exec, static_cast<int>(chunks) * groups, Kokkos::AUTO),
         BlockDotsTeam<Exec, PView, QView, Partial>{P, Q, partial, count, columns, groups, rows, chunk});
