@@ -22,6 +22,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace cispmv::solvers {
@@ -80,6 +81,8 @@ struct DavidsonResult {
   int subspace_size = 0;       ///< basis size at the end
   double total_seconds = 0.0;  ///< the whole solve, fenced
   double spmv_seconds = 0.0;   ///< inside the operator's apply, fenced before and after each call
+  /// the host's small eigenproblems of the projected matrix (Rayleigh-Ritz), one per iteration
+  double projected_seconds = 0.0;
   double spmv_share() const { return total_seconds > 0 ? spmv_seconds / total_seconds : 0.0; }
 };
 
@@ -232,22 +235,54 @@ inline constexpr std::size_t block_dot_chunk_rows = 8192;
 /// Columns of P one GPU team of block_dots takes: each Q(i, c) it loads feeds that many sums.
 inline constexpr int block_dot_p_columns_per_team = 4;
 
+/// CUDA: threads per team of block_dots (a multiple of the warp), and the sums one thread keeps.
+inline constexpr int block_dot_team_size = 256;
+
 /// GPUs: the sums of block_dots over chunk league_rank / groups for columns 4g .. 4g + 3 of P (g =
 /// league_rank % groups): each thread keeps 4 x `columns` sums over its rows (Q(i, c) loaded once for
-/// the 4 columns of P), then the team reduces them one by one. Every loop over the sums has constant
-/// bounds and is unrolled: an index known only at run time puts the whole array in local memory
-/// (ptxas: a 512-byte stack frame). The versions timed on an H200 had that frame (3.8-3.9 ms per call
-/// under ncu for 10 roots of the all-electron full CI, whatever the team size or the columns per team);
-/// this one has none and is not timed yet.
+/// the 4 columns of P), then the team adds them up. Every loop over the sums has constant bounds and is
+/// unrolled: an index known only at run time puts the whole array in local memory (ptxas: a 512-byte
+/// stack frame, which cost 40 % of the kernel). On CUDA (`warp_sums`, teams of block_dot_team_size
+/// threads, vector length 1) the 64 sums are added over each warp in 62 shuffles (a butterfly that halves
+/// the values each lane keeps at every step, so lane l ends with the warp's sums 2l and 2l + 1), then over
+/// the warps through 4 KB of team scratch after one barrier. Elsewhere: 64 team reductions, each with its
+/// barriers. H200, ncu, 10 roots of the all-electron full CI, per call: 3.8 ms with the stack frame, 2.3
+/// with 64 team reductions, 1.4-1.5 with the butterfly. What remains is the row loop: ~200 registers leave
+/// one team of 8 warps per SM, waiting on its loads; two rows per step (more loads in flight) took 2.3.
 template <class Exec, class PView, class QView, class Partial>
 struct BlockDotsTeam {
   using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
   static constexpr int J = block_dot_p_columns_per_team;
+  static constexpr int S = J * block_dot_columns;  // sums per thread
+  static constexpr int warp = 32;
+  using Scratch = Kokkos::View<double**, Kokkos::LayoutRight, typename Exec::scratch_memory_space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   PView P;
   QView Q;
   Partial partial;
   int count, columns, groups;
   std::size_t rows, chunk;
+  bool warp_sums = false;
+
+#if defined(__CUDA_ARCH__)
+  /// One step of the butterfly: of v[0 .. 2 Half), a lane keeps the lower half if its bit Half / 2 (the
+  /// partner lane's distance, Half * warp / S) is clear, else the upper half, and adds the partner's
+  /// copy of the same half; the result lands in v[0 .. Half). Constant indices: v stays in registers.
+  template <int Half>
+  __device__ static void butterfly_step(double* v, const int lane) {
+    constexpr int offset = Half * warp / S;
+    const bool upper = (lane & offset) != 0;
+#pragma unroll
+    for (int k = 0; k < Half; ++k) {
+      const double send = upper ? v[k] : v[k + Half];
+      const double keep = upper ? v[k + Half] : v[k];
+      v[k] = keep + __shfl_xor_sync(0xffffffffu, send, offset);
+    }
+  }
+#endif
+
+  /// Team scratch of the warp sums (launches with warp_sums).
+  static std::size_t scratch_bytes(const int team_size) { return Scratch::shmem_size(team_size / warp, S); }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const int j0 = (team.league_rank() % groups) * J;
@@ -269,6 +304,31 @@ struct BlockDotsTeam {
         }
       }
     });
+#if defined(__CUDA_ARCH__)
+    if (warp_sums) {  // uniform over the launch
+      static_assert(S == 2 * warp, "the butterfly leaves each lane two of the 64 sums");
+      double v[S];
+#pragma unroll
+      for (int k = 0; k < S; ++k) v[k] = s[k / block_dot_columns][k % block_dot_columns];
+      const int lane = team.team_rank() % warp;  // vector length 1: a team's threads fill its warps in order
+      butterfly_step<S / 2>(v, lane);            // 64 values -> 32: lanes 16 apart add halves
+      butterfly_step<S / 4>(v, lane);
+      butterfly_step<S / 8>(v, lane);
+      butterfly_step<S / 16>(v, lane);
+      butterfly_step<S / 32>(v, lane);  // 2 values: the warp's sums 2 lane, 2 lane + 1
+      const Scratch w(team.team_scratch(0), team.team_size() / warp, S);
+      w(team.team_rank() / warp, 2 * lane) = v[0];
+      w(team.team_rank() / warp, 2 * lane + 1) = v[1];
+      team.team_barrier();
+      const int k = team.team_rank();
+      if (k < S && k / block_dot_columns < nj && k % block_dot_columns < columns) {
+        double sum = 0.0;
+        for (int r = 0; r < team.team_size() / warp; ++r) sum += w(r, k);
+        partial(b, (j0 + k / block_dot_columns) * block_dot_columns + k % block_dot_columns) = sum;
+      }
+      return;
+    }
+#endif
     // Every loop over s has constant bounds and is unrolled (with its barriers the compiler would not
     // unroll the reductions' loop by itself): an index known only at run time puts the whole array in
     // local memory.
@@ -321,9 +381,20 @@ std::vector<double> block_dots(const Exec& exec, const PView& P, const QView& Q,
   }
   if constexpr (cispmv::impl::is_gpu_space_v<Exec>) {
     const int groups = (count + block_dot_p_columns_per_team - 1) / block_dot_p_columns_per_team;
-    Kokkos::parallel_for(
-        "cispmv::davidson::block_dots", Kokkos::TeamPolicy<Exec>(exec, static_cast<int>(chunks) * groups, Kokkos::AUTO),
-        BlockDotsTeam<Exec, PView, QView, Partial>{P, Q, partial, count, columns, groups, rows, chunk});
+    using Functor = BlockDotsTeam<Exec, PView, QView, Partial>;
+    Functor f{P, Q, partial, count, columns, groups, rows, chunk};
+    const int league = static_cast<int>(chunks) * groups;
+#if defined(KOKKOS_ENABLE_CUDA)
+    f.warp_sums = std::is_same_v<Exec, Kokkos::Cuda>;  // the warp butterfly (see BlockDotsTeam)
+#endif
+    if (f.warp_sums) {
+      Kokkos::parallel_for("cispmv::davidson::block_dots",
+                           Kokkos::TeamPolicy<Exec>(exec, league, block_dot_team_size, 1)
+                               .set_scratch_size(0, Kokkos::PerTeam(Functor::scratch_bytes(block_dot_team_size))),
+                           f);
+    } else {
+      Kokkos::parallel_for("cispmv::davidson::block_dots", Kokkos::TeamPolicy<Exec>(exec, league, Kokkos::AUTO), f);
+    }
   } else {
     Kokkos::parallel_for(
         "cispmv::davidson::block_dots", Kokkos::RangePolicy<Exec>(exec, 0, chunks), KOKKOS_LAMBDA(const std::size_t b) {
@@ -420,7 +491,9 @@ void subtract_block_projection(const Exec& exec, const Basis& V, const H& h, con
   }
 }
 
-/// Columns of `out` one pass of combine computes together (their sums in registers).
+/// Columns of `out` one pass of combine computes together on GPUs (their sums in registers). Each pass
+/// reads the m columns of P (and Q) once, yet 16 per pass was slower (H200, 10 roots of the all-electron
+/// full CI: 3.9 ms per call against 3.0; 126 registers, and the kernel waits on latency, not bytes).
 inline constexpr int combine_columns = 8;
 
 /// out(:, c) = sum_{j < m} (P(:, j) - shift[c] * Q(:, j)) * Y(j, c) for c < ncols: the Ritz vectors
@@ -914,6 +987,16 @@ class Davidson {
     }
   }
 
+  /// Eigenpairs of the projected matrix Gm (m_ x m_, row-major), ascending. With blocks, G couples no
+  /// two of them (each basis vector lies in one block and the operator maps a block into itself, so the
+  /// dots between blocks are sums of exact zeros), and blockwise_eigen solves each block's part alone
+  /// (all-electron H2O, 10 roots, 4 irreps: m up to 112, blocks of ~28); a G that does couple two
+  /// blocks is solved whole.
+  SymmetricEigen projected_eigen(std::vector<double> Gm) const {
+    if (guards_ == 0) return jacobi_eigen(std::move(Gm), m_);
+    return blockwise_eigen(std::move(Gm), m_, std::vector<int>(col_block_.begin(), col_block_.begin() + m_));
+  }
+
   /// Ritz pairs of the projected problem; the coefficients and values of those a restart would keep go
   /// to Y and theta, in order_: first the active ones (the num_roots lowest, then, with blocks, each
   /// block's guard: its lowest pair that is not among them), then the lowest others.
@@ -922,7 +1005,9 @@ class Davidson {
     for (int i = 0; i < m_; ++i) {
       for (int j = 0; j < m_; ++j) Gm[static_cast<std::size_t>(i) * m_ + j] = g(i, j);
     }
-    SymmetricEigen eig = jacobi_eigen(Gm, m_);
+    Kokkos::Timer timer;
+    SymmetricEigen eig = projected_eigen(std::move(Gm));
+    res_.projected_seconds += timer.seconds();
     // a Ritz vector's block: that of its largest coefficient (the basis vectors each lie in one block,
     // and G couples no two blocks, so the Ritz vectors do not mix them)
     std::vector<int> block(static_cast<std::size_t>(m_), -1);

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cispmv::solvers {
@@ -90,6 +91,66 @@ inline SymmetricEigen jacobi_eigen(std::vector<double> a, int n, int max_sweeps 
     std::copy(v.begin() + static_cast<std::ptrdiff_t>(order[k] * N),
               v.begin() + static_cast<std::ptrdiff_t>((order[k] + 1) * N),
               out.vectors.begin() + static_cast<std::ptrdiff_t>(k * N));
+  }
+  return out;
+}
+
+/// Eigenpairs of a real symmetric n x n matrix `a` (row-major) whose rows and columns belong to blocks
+/// (`block[i]` >= 0 for row i), ascending. Where no entry couples two blocks (a Davidson's projected
+/// matrix over basis vectors that each lie in one irreducible representation), each block's part is
+/// solved alone by jacobi_eigen: n_b^3 work per block instead of n^3, and every eigenvector is exactly
+/// zero outside its block. Pairs of equal value keep the order of their blocks. Where an entry couples
+/// two blocks, or a row has no block (< 0), the matrix is solved whole. Throws std::invalid_argument if
+/// a.size() != n*n or block.size() != n.
+inline SymmetricEigen blockwise_eigen(std::vector<double> a, int n, const std::vector<int>& block) {
+  if (n < 0 || a.size() != static_cast<std::size_t>(n) * static_cast<std::size_t>(n) ||
+      block.size() != static_cast<std::size_t>(n)) {
+    throw std::invalid_argument("cispmv::solvers::blockwise_eigen: the matrix has " + std::to_string(a.size()) +
+                                " entries and " + std::to_string(block.size()) +
+                                " block labels for n = " + std::to_string(n));
+  }
+  const std::size_t N = static_cast<std::size_t>(n);
+  int blocks = 0;
+  bool split = true;
+  for (std::size_t i = 0; i < N && split; ++i) {
+    if (block[i] < 0) split = false;
+    blocks = std::max(blocks, block[i] + 1);
+    for (std::size_t j = i + 1; j < N && split; ++j) {
+      if (block[j] != block[i] && (a[i * N + j] != 0.0 || a[j * N + i] != 0.0)) split = false;
+    }
+  }
+  if (!split || blocks <= 1) return jacobi_eigen(std::move(a), n);
+  std::vector<std::vector<std::size_t>> members(static_cast<std::size_t>(blocks));
+  for (std::size_t i = 0; i < N; ++i) members[static_cast<std::size_t>(block[i])].push_back(i);
+  struct Pair {
+    double value;
+    std::size_t block, index;  // eigenpair `index` of block `block`
+  };
+  std::vector<SymmetricEigen> parts(members.size());
+  std::vector<Pair> pairs;
+  SymmetricEigen out;
+  out.n = n;
+  for (std::size_t b = 0; b < members.size(); ++b) {
+    const std::vector<std::size_t>& idx = members[b];
+    const std::size_t nb = idx.size();
+    if (nb == 0) continue;
+    std::vector<double> sub(nb * nb);
+    for (std::size_t i = 0; i < nb; ++i) {
+      for (std::size_t j = 0; j < nb; ++j) sub[i * nb + j] = a[idx[i] * N + idx[j]];
+    }
+    parts[b] = jacobi_eigen(std::move(sub), static_cast<int>(nb));
+    out.sweeps = std::max(out.sweeps, parts[b].sweeps);
+    for (std::size_t k = 0; k < nb; ++k) pairs.push_back({parts[b].values[k], b, k});
+  }
+  std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& x, const Pair& y) { return x.value < y.value; });
+  out.values.resize(N);
+  out.vectors.assign(N * N, 0.0);
+  for (std::size_t k = 0; k < N; ++k) {
+    const Pair& p = pairs[k];
+    const std::vector<std::size_t>& idx = members[p.block];
+    const std::size_t nb = idx.size();
+    out.values[k] = p.value;
+    for (std::size_t i = 0; i < nb; ++i) out.vectors[k * N + idx[i]] = parts[p.block].vectors[p.index * nb + i];
   }
   return out;
 }
