@@ -35,9 +35,17 @@ Raw raw(const DevCsell& A) {
     std::fprintf(stderr, "sym_exp: needs a table and one lane per row\n");
     std::exit(2);
   }
-  return Raw{A.num_rows,           A.slice_height,        A.slice_ptr.data(),     A.col_delta.data(),
-             A.value_index.data(), A.first_col.data(),    A.row_length.data(),    A.value_table.data(),
-             A.rest_row_ptr.data(), A.rest_col_idx.data(), A.rest_values.data(),
+  return Raw{A.num_rows,
+             A.slice_height,
+             A.slice_ptr.data(),
+             A.col_delta.data(),
+             A.value_index.data(),
+             A.first_col.data(),
+             A.row_length.data(),
+             A.value_table.data(),
+             A.rest_row_ptr.data(),
+             A.rest_col_idx.data(),
+             A.rest_values.data(),
              A.row_order.extent(0) ? A.row_order.data() : nullptr};
 }
 
@@ -148,18 +156,17 @@ int main(int argc, char* argv[]) {
     auto cc = Ucsr.col_idx;
     auto vv = Ucsr.values;
     double asym = 0;
-    Kokkos::parallel_for(
-        "upper", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, n), [&](const int r) {
-          p(r + 1) = urp[r + 1];
-          std::size_t o = urp[r];
-          for (std::size_t e = rp(r); e < rp(r + 1); ++e) {
-            if (ci_(e) > r) {
-              cc(o) = ci_(e);
-              vv(o) = va(e);
-              ++o;
-            }
-          }
-        });
+    Kokkos::parallel_for("upper", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, n), [&](const int r) {
+      p(r + 1) = urp[r + 1];
+      std::size_t o = urp[r];
+      for (std::size_t e = rp(r); e < rp(r + 1); ++e) {
+        if (ci_(e) > r) {
+          cc(o) = ci_(e);
+          vv(o) = va(e);
+          ++o;
+        }
+      }
+    });
     Kokkos::fence();
     p(0) = 0;
     for (int r = 0; r < n; r += 997) {  // spot check of symmetry
@@ -181,9 +188,10 @@ int main(int argc, char* argv[]) {
   const double tf = t.seconds();
   t.reset();
   DevCsell Cu = to_device<Kokkos::Cuda>(build_format<Format::csell>(Ucsr, params));
-  std::printf("csell: whole %zu bytes (%.1f s to build), upper %zu bytes (%.1f s); table %zu / %zu values, R %zu / %zu\n",
-              allocated_bytes(Cf), tf, allocated_bytes(Cu), t.seconds(), Cf.value_table.extent(0),
-              Cu.value_table.extent(0), Cf.rest_values.extent(0), Cu.rest_values.extent(0));
+  std::printf(
+      "csell: whole %zu bytes (%.1f s to build), upper %zu bytes (%.1f s); table %zu / %zu values, R %zu / %zu\n",
+      allocated_bytes(Cf), tf, allocated_bytes(Cu), t.seconds(), Cf.value_table.extent(0), Cu.value_table.extent(0),
+      Cf.rest_values.extent(0), Cu.rest_values.extent(0));
   H = HostCsr();
   Ucsr = HostCsr();
   Kokkos::View<double*, Kokkos::CudaSpace> x("x", n), y0("y0", n), y1("y1", n), y2("y2", n), d("d", n);
@@ -234,9 +242,10 @@ int main(int argc, char* argv[]) {
     e1 = std::max(e1, std::abs(h1(i) - h0(i)));
     e2 = std::max(e2, std::abs(h2(i) - h0(i)));
   }
-  std::printf("ms per product (median of 5 x %d): library plan %.4f, raw whole %.4f, raw symmetric %.4f "
-              "(of which diagonal %.4f; upper gathers without the scatter %.4f)\n",
-              iterations, t_lib, t_full, t_sym, t_diag, t_gather);
+  std::printf(
+      "ms per product (median of 5 x %d): library plan %.4f, raw whole %.4f, raw symmetric %.4f "
+      "(of which diagonal %.4f; upper gathers without the scatter %.4f)\n",
+      iterations, t_lib, t_full, t_sym, t_diag, t_gather);
   std::printf("largest |y - y_library| / largest |y|: raw whole %.3g, symmetric %.3g\n", e1 / m, e2 / m);
   return (e1 / m < 1e-12 && e2 / m < 1e-12) ? 0 : 3;
 }
