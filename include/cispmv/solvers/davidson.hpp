@@ -235,7 +235,7 @@ inline constexpr std::size_t block_dot_chunk_rows = 8192;
 /// Columns of P one GPU team of block_dots takes: each Q(i, c) it loads feeds that many sums.
 inline constexpr int block_dot_p_columns_per_team = 4;
 
-/// CUDA: threads per team of block_dots (a multiple of the warp), and the sums one thread keeps.
+/// CUDA: threads per team of block_dots (a multiple of the warp: the warp butterfly of BlockDotsTeam).
 inline constexpr int block_dot_team_size = 256;
 
 /// GPUs: the sums of block_dots over chunk league_rank / groups for columns 4g .. 4g + 3 of P (g =
@@ -1183,19 +1183,19 @@ class Davidson {
 ///
 /// The basis V and the products AV = A V are LayoutLeft Views of num_rows x max_subspace in the
 /// operator's memory space; every operation runs on `exec`, only the projected matrix G = V^T A V
-/// lives on the host, where jacobi_eigen solves it. Start: unit vectors on the smallest diagonal
-/// entries. Each iteration: Ritz pairs of G, residuals, stop if all wanted residuals are below the
-/// tolerance, else one preconditioned correction per unconverged root, all of them orthogonalised against
-/// V together by block classical Gram-Schmidt applied twice, then against each other (orthonormalise_block),
-/// discarded when (nearly) linearly dependent, normalised and appended. The new vectors of an iteration (one per
-/// unconverged root: a block Davidson) are multiplied together: with an SpmvPlan of CSR, the hybrid format or csell the
-/// matrix is read once for up to 16 of them (SpmvPlan::apply on rank-2 Views), otherwise once per vector. When the
-/// basis would exceed max_subspace it restarts from the lowest restart_size Ritz vectors (AV is combined the same way:
-/// no extra product). Like any Krylov-type method it cannot leave an invariant subspace that holds all its start
-/// vectors (a block of the matrix they do not couple to, e.g. another symmetry): a dense random start vector beside the
-/// unit ones is there for that (DavidsonOptions::random_start; more unit guesses: DavidsonOptions::num_guesses). A NaN
-/// in the residuals stops the solve as not converged. Throws std::invalid_argument on a non-square operator, a diagonal
-/// of the wrong size or impossible options.
+/// lives on the host, where jacobi_eigen solves it (per block with DavidsonOptions::row_blocks: blockwise_eigen).
+/// Start: unit vectors on the smallest diagonal entries. Each iteration: Ritz pairs of G, residuals, stop if all wanted
+/// residuals are below the tolerance, else one preconditioned correction per unconverged root, all of them
+/// orthogonalised against V together by block classical Gram-Schmidt applied twice, then against each other
+/// (orthonormalise_block), discarded when (nearly) linearly dependent, normalised and appended. The new vectors of an
+/// iteration (one per unconverged root: a block Davidson) are multiplied together: with an SpmvPlan of CSR, the hybrid
+/// format or csell the matrix is read once for up to 16 of them (SpmvPlan::apply on rank-2 Views), otherwise once per
+/// vector. When the basis would exceed max_subspace it restarts from the lowest restart_size Ritz vectors (AV is
+/// combined the same way: no extra product). Like any Krylov-type method it cannot leave an invariant subspace that
+/// holds all its start vectors (a block of the matrix they do not couple to, e.g. another symmetry): a dense random
+/// start vector beside the unit ones is there for that (DavidsonOptions::random_start; more unit guesses:
+/// DavidsonOptions::num_guesses). A NaN in the residuals stops the solve as not converged. Throws std::invalid_argument
+/// on a non-square operator, a diagonal of the wrong size or impossible options.
 template <class Exec, class Operator, class DiagView>
 auto davidson(const Exec& exec, const Operator& op, const DiagView& diagonal, const DavidsonOptions& opts = {}) {
   if constexpr (impl::is_cispmv_format<Operator>::value) {
