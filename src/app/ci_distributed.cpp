@@ -198,7 +198,8 @@ int solve_distributed(MPI_Comm comm, const mpi::RowPartition& partition, const O
     energies.push_back(result.eigenvalues[c] + dump.core_energy);
   }
   out << "  davidson " << std::fixed << std::setprecision(3) << result.total_seconds << " s, of which products "
-      << result.spmv_seconds << " s (" << result.num_spmv << ")" << std::defaultfloat << std::endl;
+      << result.spmv_seconds << " s (" << result.num_spmv << "), projected eigenproblems " << result.projected_seconds
+      << " s" << std::defaultfloat << std::endl;
   j["davidson"] = {{"format", Matrix::format_name},
                    {"plan", plan.local_plan().description()},
                    {"exchange", plan.description()},
@@ -209,7 +210,8 @@ int solve_distributed(MPI_Comm comm, const mpi::RowPartition& partition, const O
                    {"products", result.num_spmv},
                    {"converged", result.converged},
                    {"seconds", result.total_seconds},
-                   {"product_seconds", result.spmv_seconds}};
+                   {"product_seconds", result.spmv_seconds},
+                   {"projected_eigenproblem_seconds", result.projected_seconds}};
   return status;
 }
 
