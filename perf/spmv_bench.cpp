@@ -274,15 +274,14 @@ class Suite {
         }
       });
     }
-    // csell with the value table order that is not Exec's default (impl::default_table_order)
+    // csell with its value table most frequent first: on GPUs the order of one-off builds
+    // (impl::default_table_order), beside the registry's for many products (co-occurrence,
+    // FormatParams::for_space); on CPUs the order that is not the default (first use)
     FormatParams other_order;
-    other_order.table_order = impl::default_table_order<Exec>() == ValueTableOrder::frequency
-                                  ? ValueTableOrder::first_use
-                                  : ValueTableOrder::frequency;
+    other_order.table_order = ValueTableOrder::frequency;
     add_format(
         "csell", [this, other_order] { return build_format<Format::csell>(host_, other_order); }, {Kernel::scalar}, {},
-        other_order.table_order == ValueTableOrder::frequency ? "/table:frequency" : "/table:first-use",
-        "csell-other-order");
+        "/table:frequency", "csell-other-order");
     // csell's CPU slice kernel: its AVX-512 walk (SpmvOptions::host_simd; the table read by gathers or
     // by loads) against the portable loop, with a value table and with values inline (FormatParams::
     // for_space takes one of them by impl::host_simd::values_inline_pays)

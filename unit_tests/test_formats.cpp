@@ -298,9 +298,11 @@ TEST(Registry, CsellForBlockProductsTakesValuesInlineOnlyOnGpus) {
 static_assert(!impl::is_gpu_space_v<Kokkos::DefaultHostExecutionSpace>);
 static_assert(!impl::is_gpu_space_v<Kokkos::Serial>);
 static_assert(impl::default_table_order<Kokkos::DefaultHostExecutionSpace>() == ValueTableOrder::first_use);
+static_assert(impl::repeated_products_table_order<Kokkos::DefaultHostExecutionSpace>() == ValueTableOrder::first_use);
 #if defined(KOKKOS_ENABLE_CUDA)
 static_assert(impl::is_gpu_space_v<Kokkos::Cuda>);
 static_assert(impl::default_table_order<Kokkos::Cuda>() == ValueTableOrder::frequency);
+static_assert(impl::repeated_products_table_order<Kokkos::Cuda>() == ValueTableOrder::cooccurrence);
 #endif
 
 }  // namespace
@@ -627,6 +629,60 @@ TEST(CompressedSell, ValueTableOrderIsFirstUseOrFrequency) {
       ASSERT_EQ(B.values(k), A.values(k)) << "entry " << k;
     }
   }
+}
+
+// The co-occurrence order (ValueTableOrder::cooccurrence): values that the same half-warp steps read
+// share a 128-byte line of the table, whatever their frequency order; the product is unchanged.
+TEST(CompressedSell, CooccurrenceOrderPutsValuesReadTogetherInOneLine) {
+  // 64 rows of 48 entries; entry k of row r has value (group k % 3, member r % 16): at every slot the
+  // 16 lanes of a half-warp read the 16 values of one group, and no group meets another. All 48
+  // values are equally frequent, so frequency order (ties by bits) interleaves the groups.
+  CooMatrix<double, int> coo;
+  coo.num_rows = 64;
+  coo.num_cols = 48;
+  auto value = [](int group, int member) { return 1.0 + member + 0.25 * group; };
+  for (int r = 0; r < 64; ++r)
+    for (int k = 0; k < 48; ++k) {
+      coo.row_idx.push_back(r);
+      coo.col_idx.push_back(k);
+      coo.values.push_back(value(k % 3, r % 16));
+    }
+  const HostCsr A = from_coo(coo);
+  const auto frequent = to_compressed_sell(A, 32, 65536, 0.0, std::size_t(1) << 22, ValueTableOrder::frequency);
+  const auto grouped = to_compressed_sell(A, 32, 65536, 0.0, std::size_t(1) << 22, ValueTableOrder::cooccurrence);
+  ASSERT_EQ(grouped.value_table.extent(0), 48u);
+  auto lines_of_group = [&](const auto& C, int group) {
+    std::set<std::size_t> lines;
+    for (int member = 0; member < 16; ++member)
+      for (std::size_t i = 0; i < C.value_table.extent(0); ++i)
+        if (C.value_table(i) == value(group, member)) lines.insert(i / 16);
+    return lines;
+  };
+  for (int group = 0; group < 3; ++group) {
+    EXPECT_EQ(lines_of_group(grouped, group).size(), 1u) << "group " << group;
+    EXPECT_GT(lines_of_group(frequent, group).size(), 1u) << "group " << group;  // what the order changed
+  }
+  // the same values, the same layout; every slot's index points at its own value
+  std::vector<double> a(frequent.value_table.data(), frequent.value_table.data() + 48);
+  std::vector<double> b(grouped.value_table.data(), grouped.value_table.data() + 48);
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  EXPECT_EQ(a, b);
+  for (std::size_t e = 0; e < frequent.col_delta.extent(0); ++e) {
+    ASSERT_EQ(grouped.col_delta(e), frequent.col_delta(e));
+    ASSERT_EQ(grouped.value_table(grouped.value_index(e)), frequent.value_table(frequent.value_index(e)))
+        << "slot " << e;
+  }
+  const auto B = to_csr(grouped);
+  ASSERT_EQ(B.nnz(), A.nnz());
+  for (std::size_t k = 0; k < A.nnz(); ++k) {
+    ASSERT_EQ(B.col_idx(k), A.col_idx(k)) << "entry " << k;
+    ASSERT_EQ(B.values(k), A.values(k)) << "entry " << k;
+  }
+  // fewer than 32 values: left in frequency order
+  const auto small = to_compressed_sell(A, 32, 16, 0.0, std::size_t(1) << 22, ValueTableOrder::cooccurrence);
+  const auto small_frequent = to_compressed_sell(A, 32, 16, 0.0, std::size_t(1) << 22, ValueTableOrder::frequency);
+  for (std::size_t i = 0; i < 16; ++i) EXPECT_EQ(small.value_table(i), small_frequent.value_table(i));
 }
 
 // A gap wider than 16 bits is bridged by jump slots, not sent to the rest.

@@ -582,7 +582,7 @@ TYPED_TEST(SpmvTest, CompressedSellEncodedOnTheExecutionSpaceEqualsTheHostEncodi
   auto random = cispmv::test::random_irregular<Scalar>(300, 280, 72, 150);
   for (const auto* A : {&repeated, &random}) {
     for (std::size_t table : {std::size_t(16), std::size_t(65536)}) {
-      for (auto order : {ValueTableOrder::frequency, ValueTableOrder::first_use}) {
+      for (auto order : {ValueTableOrder::frequency, ValueTableOrder::first_use, ValueTableOrder::cooccurrence}) {
         const int lanes = order == ValueTableOrder::first_use ? 8 : 1;
         const int window = table == 16 ? 64 : 1;  // rows sorted in windows, or not
         const auto host = to_compressed_sell(*A, 32, table, 0.5, std::size_t(1) << 12, order, lanes, window);

@@ -50,12 +50,13 @@ struct FormatParams {
   /// scalar loads, see impl::host_simd::values_inline_pays)
   double min_table_coverage = 0.5;
 
-  /// The parameters for formats built on the host to run on execution space Exec (on a CPU whose
+  /// The parameters for formats built on the host to run on execution space Exec, for many products
+  /// (on a GPU csell's table in co-occurrence order, impl::repeated_products_table_order; on a CPU whose
   /// AVX-512 walk reads a table no faster than its values inline: values inline).
   template <class Exec>
   static FormatParams for_space() {
     FormatParams p;
-    p.table_order = impl::default_table_order<Exec>();
+    p.table_order = impl::repeated_products_table_order<Exec>();
     p.gpu_threads = impl::gpu_thread_slots<Exec>();
     if constexpr (!impl::is_gpu_space_v<Exec>) {
       if (impl::host_simd::values_inline_pays()) p.min_table_coverage = 2;

@@ -493,6 +493,7 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
         out << "wrote " << options.write_mtx << " (Matrix Market, symmetric; values without the core energy)\n";
       }
       auto params = FormatParams::for_space<Exec>();
+      params.table_order = impl::default_table_order<Exec>();  // a Davidson's few dozen products: no ordering pass
       params.boundary = boundary.boundary;
       const auto diagonal = Kokkos::create_mirror_view_and_copy(ExecMemory(), csr_diagonal(H));
       status = with_host_format(format, H, params, [&](const auto& host_format) {

@@ -427,6 +427,7 @@ int ci_distributed(const CiCommandOptions& options, std::ostream& text_out, MPI_
         return h;
       };
       auto params = FormatParams::for_space<Exec>();
+      params.table_order = impl::default_table_order<Exec>();  // a Davidson's few dozen products: no ordering pass
       if (split) {
         const HostCsr own = host_copy(S.block.own), other = host_copy(S.block.other);
         auto other_params = params;

@@ -66,7 +66,8 @@ namespace cispmv {
 /// - Values: `value_table(value_index(e))`. The table holds the most frequent values of the matrix, at
 ///   most 65,536 of them, bit-exact (0.0 and -0.0 are different entries; NaN payloads are kept), by
 ///   default most frequent first on GPUs and in the order the rows first use them on CPUs
-///   (ValueTableOrder).
+///   (ValueTableOrder; on GPUs, for many products, the hot values grouped into lines by the warp steps
+///   that read them together: ValueTableOrder::cooccurrence).
 ///   Where the table would cover less than half of the entries (random values, as in the generated
 ///   suite), there is no table: `uses_table` is false and `inline_values(e)` holds each value in the
 ///   same sliced layout (10 bytes per nonzero instead of 4: only the columns compress).
@@ -156,9 +157,11 @@ struct CompressedSellMatrix : impl::FormatTypes<Scalar, Ordinal, Offset, Device>
 /// The order of csell's value table: it decides which values share a cache line; the entries and
 /// the product are the same either way.
 enum class ValueTableOrder {
-  automatic,  ///< frequency for a GPU, first_use for a CPU (impl::default_table_order)
-  first_use,  ///< in the order of each value's first entry, row by row
-  frequency,  ///< most frequent first, ties by bits
+  automatic,     ///< frequency for a GPU, first_use for a CPU (impl::default_table_order)
+  first_use,     ///< in the order of each value's first entry, row by row
+  frequency,     ///< most frequent first, ties by bits
+  cooccurrence,  ///< frequency, then the hot values regrouped so that those a warp step reads together share lines
+                 ///< (impl::order_table_by_cooccurrence; for GPUs and matrices multiplied many times)
 };
 
 namespace impl {
@@ -170,6 +173,18 @@ namespace impl {
 template <class Exec>
 constexpr ValueTableOrder default_table_order() {
   return is_gpu_space_v<Exec> ? ValueTableOrder::frequency : ValueTableOrder::first_use;
+}
+
+/// csell's table order for a matrix multiplied many times on Exec (FormatParams::for_space: plans,
+/// `cispmv run`, the benchmarks): on GPUs the co-occurrence order, whose ordering pass (a sample of
+/// the layout's steps counted on the host, then every slot's index remapped: on our 2 cores 0.25 s for
+/// the frozen-core FCI's 10^8 entries, beside a conversion of 0.85 s) a few thousand products repay. H200, session 20
+/// (perf/results/2026-11-26-session20/), the library's plan, ms per product, frequency against
+/// co-occurrence order: frozen-core FCI 0.2972 / 0.2854 (0.3029 / 0.2916 in a second run), all-electron
+/// FCI 2.226 / 2.071. The rest as default_table_order (`cispmv ci`'s few dozen products keep that).
+template <class Exec>
+constexpr ValueTableOrder repeated_products_table_order() {
+  return is_gpu_space_v<Exec> ? ValueTableOrder::cooccurrence : default_table_order<Exec>();
 }
 
 /// The bits of a value, for bit-exact table lookups (0.0 and -0.0, and NaN payloads, stay apart).
@@ -508,6 +523,178 @@ Kokkos::View<Ordinal*, Device> sort_rows_in_windows(CompressedSellMatrix<Scalar,
   return position;
 }
 
+/// The most frequent values that ValueTableOrder::cooccurrence regroups (a multiple of 16: whole
+/// 128-byte lines of doubles), and about how many warp steps (slots of a slice) it samples, in whole
+/// slices spread evenly over the matrix.
+inline constexpr int cooccurrence_hot_values = 4096;
+inline constexpr std::size_t cooccurrence_sampled_steps = std::size_t(1) << 16;
+
+/// Regroups the hot values of C's table (most frequent first on entry; the first
+/// cooccurrence_hot_values of them, whole lines of 16) so that the values a GPU's warp step reads
+/// together share 128-byte lines, and remaps C's value indices to match; the product is bit for bit
+/// the same. Why (H200, session 20, perf/results/2026-11-26-session20/): a warp's gather costs the
+/// L1 about one cycle per ~6 sectors it looks up, and a step of the frozen-core FCI's csell looks
+/// up ~18 sectors of the table in frequency order; lines of values that share steps cut that to ~14.5
+/// and the product by 4 % (all-electron: 7 %). A sample of 2^14 steps orders the table as well as all
+/// 3.1M (table sectors per step 14.55 against 14.49, our 2 cores). How: the steps of whole slices spread evenly over C,
+/// about `sampled_steps` of them (their slots gathered on Device, counted on the host), give, for each pair of hot
+/// values, the half-warp steps (16 lanes of a slice at the same slot) that read both. Lines are then filled greedily:
+/// the most frequent value not yet placed, then the 15 unplaced values that share most steps with the line so far.
+/// Inside each line the values take the 16 bank pairs (position mod 16) heaviest first, each where the values already
+/// placed that it shares steps with weigh least (half a warp's doubles on one bank pair cost the data pipe a wavefront
+/// each; l1_gather_probe.cu there). Tables with fewer than 32 values, or slices not made of half-warps, are left as
+/// they are.
+template <class Scalar, class Ordinal, class Offset, class Device>
+void order_table_by_cooccurrence(CompressedSellMatrix<Scalar, Ordinal, Offset, Device>& C,
+                                 std::size_t sampled_steps = cooccurrence_sampled_steps) {
+  using Matrix = CompressedSellMatrix<Scalar, Ordinal, Offset, Device>;
+  using Exec = typename Matrix::execution_space;
+  using Mem = typename Matrix::memory_space;
+  constexpr int line = 16;
+  const std::size_t table_size = C.value_table.extent(0);
+  const int hot = static_cast<int>(std::min<std::size_t>(table_size, cooccurrence_hot_values) / line * line);
+  const Ordinal h = C.slice_height;
+  const Ordinal num_slices = C.num_slices();
+  if (!C.uses_table || hot < 2 * line || h % line != 0 || num_slices <= 0) return;
+  // the sampled slices' slots, packed one after the other (gathered where C lives, then copied)
+  const auto slice_ptr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), C.slice_ptr);
+  const auto length = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), C.row_length);
+  const std::size_t steps =
+      static_cast<std::size_t>(slice_ptr(num_slices) - slice_ptr(0)) / static_cast<std::size_t>(h);
+  const Ordinal stride = static_cast<Ordinal>(std::clamp<std::size_t>(steps / std::max<std::size_t>(1, sampled_steps),
+                                                                      1, static_cast<std::size_t>(num_slices)));
+  std::vector<Ordinal> sampled;
+  std::vector<std::size_t> packed_at{0};
+  for (Ordinal s = 0; s < num_slices; s += stride) {
+    sampled.push_back(s);
+    packed_at.push_back(packed_at.back() + static_cast<std::size_t>(slice_ptr(s + 1) - slice_ptr(s)));
+  }
+  const std::size_t n_sampled = sampled.size();
+  Kokkos::View<Ordinal*, Kokkos::HostSpace> sampled_host(sampled.data(), n_sampled);
+  Kokkos::View<std::size_t*, Kokkos::HostSpace> packed_host(packed_at.data(), n_sampled + 1);
+  const auto sampled_dev = Kokkos::create_mirror_view_and_copy(Mem(), sampled_host);
+  const auto packed_dev = Kokkos::create_mirror_view_and_copy(Mem(), packed_host);
+  Kokkos::View<std::uint16_t*, Mem> delta(Kokkos::view_alloc("csell::sampled_delta", Kokkos::WithoutInitializing),
+                                          packed_at.back());
+  Kokkos::View<std::uint16_t*, Mem> index(Kokkos::view_alloc("csell::sampled_index", Kokkos::WithoutInitializing),
+                                          packed_at.back());
+  {
+    const auto from_ptr = C.slice_ptr;
+    const auto col_delta = C.col_delta;
+    const auto value_index = C.value_index;
+    using Team = typename Kokkos::TeamPolicy<Exec>::member_type;
+    Kokkos::parallel_for(
+        "cispmv::to_compressed_sell::cooccurrence_samples",
+        Kokkos::TeamPolicy<Exec>(static_cast<int>(n_sampled), Kokkos::AUTO), KOKKOS_LAMBDA(const Team& team) {
+          const int i = team.league_rank();
+          const std::size_t to = packed_dev(i);
+          const std::size_t from = static_cast<std::size_t>(from_ptr(sampled_dev(i)));
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, packed_dev(i + 1) - to), [&](const std::size_t k) {
+            delta(to + k) = col_delta(from + k);
+            index(to + k) = value_index(from + k);
+          });
+        });
+  }
+  const auto delta_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), delta);
+  const auto index_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), index);
+  // weight(a, b): the sampled half-warp steps that read hot values a and b
+  const std::size_t n_hot = static_cast<std::size_t>(hot);
+  std::vector<float> weight(n_hot * n_hot, 0.f);
+  const Ordinal lanes_total = C.num_lanes();
+  for (std::size_t i = 0; i < n_sampled; ++i) {
+    const Ordinal first_lane = sampled[i] * h;
+    const std::size_t width = (packed_at[i + 1] - packed_at[i]) / static_cast<std::size_t>(h);
+    for (std::size_t k = 0; k < width; ++k) {
+      for (Ordinal half = 0; half < h; half += line) {
+        int v[line];
+        int m = 0;
+        for (Ordinal l = half; l < half + line && first_lane + l < lanes_total; ++l) {
+          if (k >= static_cast<std::size_t>(length(first_lane + l))) continue;  // padding
+          const std::size_t slot = packed_at[i] + k * static_cast<std::size_t>(h) + static_cast<std::size_t>(l);
+          if (delta_host(slot) == Matrix::jump_delta || index_host(slot) >= hot) continue;
+          v[m++] = index_host(slot);
+        }
+        std::sort(v, v + m);
+        m = static_cast<int>(std::unique(v, v + m) - v);
+        for (int a = 0; a < m; ++a)  // v is sorted: the upper triangle, mirrored below
+          for (int b = a + 1; b < m; ++b)
+            weight[static_cast<std::size_t>(v[a]) * n_hot + static_cast<std::size_t>(v[b])] += 1.f;
+      }
+    }
+  }
+  constexpr std::size_t tile = 64;  // mirrored tile by tile (a plain transposed loop misses the cache on every write)
+  for (std::size_t a0 = 0; a0 < n_hot; a0 += tile)
+    for (std::size_t b0 = a0; b0 < n_hot; b0 += tile)
+      for (std::size_t a = a0; a < std::min(n_hot, a0 + tile); ++a)
+        for (std::size_t b = std::max(b0, a + 1); b < std::min(n_hot, b0 + tile); ++b)
+          weight[b * n_hot + a] = weight[a * n_hot + b];
+  auto row = [&](int a) { return weight.data() + static_cast<std::size_t>(a) * n_hot; };  // weight(a, .), symmetric
+  // lines of 16: seeded by the most frequent value not yet placed, then the 15 that weigh most with them
+  std::vector<int> line_of(n_hot, -1);
+  std::vector<std::vector<int>> lines;
+  std::vector<double> tie(n_hot);
+  for (int seed = 0; seed < hot; ++seed) {
+    if (line_of[seed] >= 0) continue;
+    std::vector<int> members{seed};
+    line_of[seed] = static_cast<int>(lines.size());
+    const float* seed_row = row(seed);
+    for (int u = 0; u < hot; ++u) tie[u] = seed_row[u];
+    while (static_cast<int>(members.size()) < line) {
+      int best = -1;
+      for (int u = 0; u < hot; ++u)
+        if (line_of[u] < 0 && (best < 0 || tie[u] > tie[best])) best = u;
+      line_of[best] = line_of[seed];
+      members.push_back(best);
+      const float* best_row = row(best);
+      for (int u = 0; u < hot; ++u) tie[u] += best_row[u];
+    }
+    lines.push_back(std::move(members));
+  }
+  // inside each line, the bank pairs: heaviest value first, each to the free position whose values so
+  // far (over all lines placed) share least with it
+  std::vector<int> position(n_hot);
+  std::vector<double> on_pair(n_hot * line, 0.0);  // (value, position mod 16): weight to values placed there
+  for (std::size_t li = 0; li < lines.size(); ++li) {
+    auto members = lines[li];
+    auto load = [&](int v) {
+      double sum = 0;
+      for (int c = 0; c < line; ++c) sum += on_pair[static_cast<std::size_t>(v) * line + c];
+      return sum;
+    };
+    std::stable_sort(members.begin(), members.end(), [&](int a, int b) { return load(a) > load(b); });
+    bool used[line] = {};
+    for (const int v : members) {
+      int best = -1;
+      for (int c = 0; c < line; ++c) {
+        const double here = on_pair[static_cast<std::size_t>(v) * line + c];
+        if (!used[c] && (best < 0 || here < on_pair[static_cast<std::size_t>(v) * line + best])) best = c;
+      }
+      used[best] = true;
+      position[v] = static_cast<int>(li) * line + best;
+      const float* v_row = row(v);
+      for (int u = 0; u < hot; ++u) on_pair[static_cast<std::size_t>(u) * line + best] += v_row[u];
+    }
+  }
+  // the table and the slots' indices, remapped where C lives (padding and jump slots keep index 0)
+  Kokkos::View<std::uint16_t*, Kokkos::HostSpace> remap("csell::cooccurrence_remap", table_size);
+  for (std::size_t v = 0; v < table_size; ++v) remap(v) = static_cast<std::uint16_t>(v < n_hot ? position[v] : v);
+  const auto table_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), C.value_table);
+  Kokkos::View<Scalar*, Kokkos::HostSpace> reordered("csell::value_table", table_size);
+  for (std::size_t v = 0; v < table_size; ++v) reordered(remap(v)) = table_host(v);
+  Kokkos::deep_copy(C.value_table, reordered);
+  const auto remap_dev = Kokkos::create_mirror_view_and_copy(Mem(), remap);
+  const Matrix M = C;
+  Kokkos::parallel_for(
+      "cispmv::to_compressed_sell::cooccurrence_remap",
+      Kokkos::RangePolicy<Exec, Kokkos::IndexType<Ordinal>>(0, lanes_total), KOKKOS_LAMBDA(const Ordinal lane) {
+        Offset slot = M.lane_start(lane);
+        for (Ordinal k = 0; k < M.row_length(lane); ++k, slot += static_cast<Offset>(M.slice_height)) {
+          if (M.col_delta(slot) != Matrix::jump_delta) M.value_index(slot) = remap_dev(M.value_index(slot));
+        }
+      });
+  Kokkos::fence();
+}
+
 }  // namespace impl
 
 // ------------------------------------------------------------------------------ conversions
@@ -724,6 +911,7 @@ CompressedSellMatrix<Scalar, Ordinal, Offset, Device> to_compressed_sell_by_bloc
         Kokkos::RangePolicy<Exec, typename Encoder::Fill, Kokkos::IndexType<Ordinal>>(0, encode.A.num_rows), encode);
   }
   Kokkos::fence();
+  if (table_order == ValueTableOrder::cooccurrence) impl::order_table_by_cooccurrence(C);  // from frequency order
   return C;
 }
 
@@ -756,9 +944,10 @@ int automatic_row_lanes(const CsrMatrix<Scalar, Ordinal, Offset, Device>& A, lon
 /// a CI Hamiltonian, ~95 % of its entries, are each sampled hundreds of times). `table_order`: the
 /// order of the table's values; automatic: the one for the space the matrix is encoded in (first
 /// use costs an atomic minimum per entry whose value's first use is not yet known, about one per
-/// table value). `row_lanes`: lanes per row (CompressedSellMatrix::row_lanes; impl::automatic_row_lanes
-/// gives the one for a GPU). `sort_window`: rows laid out longest first inside windows of that many
-/// rows (CompressedSellMatrix::row_order; 0 or 1: in matrix order; -1: impl::automatic_sort_window for
+/// table value; cooccurrence, a pass over a sample of the layout after encoding: GPUs, many products,
+/// impl::order_table_by_cooccurrence). `row_lanes`: lanes per row (CompressedSellMatrix::row_lanes;
+/// impl::automatic_row_lanes gives the one for a GPU). `sort_window`: rows laid out longest first inside windows of
+/// that many rows (CompressedSellMatrix::row_order; 0 or 1: in matrix order; -1: impl::automatic_sort_window for
 /// whether the values went inline; else whole slices, a multiple of slice_height / row_lanes rows, at
 /// most impl::max_sort_window).
 template <class Scalar, class Ordinal, class Offset, class Device>
