@@ -38,6 +38,16 @@ case "$1" in
     bash $0 bench fc $FC ;;
   final)  # session 20: the commit's CUDA tests, spmv_bench on the frozen core and the all-electron FCI
     bash $0 s20e && bash $0 bench ae fcidump:unit_tests/data/h2o_631g.fcidump:10:all-irreps ;;
+  s20g)  # session 20: windows of 64 against 256 again, and k = 8 block products beside one vector, in one run each
+    build spmv_bench 450
+    for m in fc:$FC ae:fcidump:unit_tests/data/h2o_631g.fcidump:10:all-irreps; do
+      B=build/cuda/perf/spmv_bench; tag=${m%%:*}; M=${m#*:}
+      timeout 200 $B --matrix $M --vectors 8 --iterations 20 --repetitions 5 --out-dir $RES/$tag \
+        --benchmark_filter='kokkos-kernels/native|csell/automatic/lanes:1/sort:(64|256)/|table:frequency|block/k:8/(csell-inline-sorted/lanes|kokkos|cusparse-spmm)' > $RES/$tag.txt 2>&1
+      echo "$tag rc $?" | tee -a $RES/log.txt
+      grep -E "median" $RES/$tag.txt | sed 's/\x1b\[[0-9;]*m//g' | awk '{print $1, $2}' | sed 's/iterations:[0-9]*\/repeats:[0-9]*\/manual_time_median//' | tee -a $RES/log.txt
+      pack
+    done ;;
   bench)  # spmv_bench: Kokkos Kernels, cuSPARSE, csell automatic (co-occurrence table) and with its table by frequency
     B=build/cuda/perf/spmv_bench
     show() { grep -E "median" $1 | sed 's/\x1b\[[0-9;]*m//g' | awk '{print $1, $2, $NF}' | sed 's/iterations:[0-9]*\/repeats:[0-9]*\/manual_time_median//' ; }
