@@ -535,15 +535,16 @@ inline constexpr std::size_t cooccurrence_sampled_steps = std::size_t(1) << 16;
 /// the same. Why (H200, session 20, perf/results/2026-11-26-session20/): a warp's gather costs the
 /// L1 about one cycle per ~6 sectors it looks up, and a step of the frozen-core FCI's csell looks
 /// up ~18 sectors of the table in frequency order; lines of values that share steps cut that to ~14.5
-/// and the product by 4 % (all-electron: 7 %). A sample of 2^14 steps orders the table as well as all
-/// 3.1M (table sectors per step 14.55 against 14.49, our 2 cores). How: the steps of whole slices spread evenly over C,
-/// about `sampled_steps` of them (their slots gathered on Device, counted on the host), give, for each pair of hot
-/// values, the half-warp steps (16 lanes of a slice at the same slot) that read both. Lines are then filled greedily:
-/// the most frequent value not yet placed, then the 15 unplaced values that share most steps with the line so far.
-/// Inside each line the values take the 16 bank pairs (position mod 16) heaviest first, each where the values already
-/// placed that it shares steps with weigh least (half a warp's doubles on one bank pair cost the data pipe a wavefront
-/// each; l1_gather_probe.cu there). Tables with fewer than 32 values, or slices not made of half-warps, are left as
-/// they are.
+/// and the product by 4 % (all-electron: 7 %). Even 2^14 sampled steps order the table about as well as
+/// all 3.1M (table sectors per step 14.55 against 14.49, our 2 cores); the default takes 2^16. How: the steps of whole
+/// slices spread evenly over C, about `sampled_steps` of them (their slots gathered on Device, counted on the host),
+/// give, for each pair of hot values, the half-warp steps (16 lanes of a slice at the same slot) that read both. Lines
+/// are then filled greedily: the most frequent value not yet placed, then the 15 unplaced values that share most steps
+/// with the line so far. Inside each line the values take the 16 bank pairs (position mod 16), the one sharing most
+/// steps with the values already placed first, each where those it shares steps with weigh least (half a warp's doubles
+/// on one bank pair cost the data pipe a wavefront each; l1_gather_probe.cu there). Lines are 16 values whatever the
+/// scalar (for float half a 128-byte line; measured for double only). Tables with fewer than 32 values, or slices not
+/// made of half-warps, are left as they are.
 template <class Scalar, class Ordinal, class Offset, class Device>
 void order_table_by_cooccurrence(CompressedSellMatrix<Scalar, Ordinal, Offset, Device>& C,
                                  std::size_t sampled_steps = cooccurrence_sampled_steps) {
@@ -650,8 +651,8 @@ void order_table_by_cooccurrence(CompressedSellMatrix<Scalar, Ordinal, Offset, D
     }
     lines.push_back(std::move(members));
   }
-  // inside each line, the bank pairs: heaviest value first, each to the free position whose values so
-  // far (over all lines placed) share least with it
+  // inside each line, the bank pairs: the value sharing most with those placed so far first, each to the
+  // free position whose values (over all lines placed) share least with it
   std::vector<int> position(n_hot);
   std::vector<double> on_pair(n_hot * line, 0.0);  // (value, position mod 16): weight to values placed there
   for (std::size_t li = 0; li < lines.size(); ++li) {
