@@ -391,10 +391,12 @@ class Suite {
               BlockShape::lanes, per_lane);
         }
         // ... and with its rows sorted by length in the automatic windows: FormatParams::for_block_products
-        add_block_format(
-            tag + "csell-inline-sorted",
-            [this] { return build_format<Format::csell>(host_, FormatParams::for_block_products<Exec>()); }, k,
-            BlockShape::lanes);
+        // (the eigensolver's; its automatic width and the two that compete for it: one pair and two pairs)
+        for (const int per_lane : {0, 2, 4})
+          add_block_format(
+              tag + "csell-inline-sorted",
+              [this] { return build_format<Format::csell>(host_, FormatParams::for_block_products<Exec>()); }, k,
+              BlockShape::lanes, per_lane);
       }
       if (impl::is_gpu_space_v<Exec>)
         add_block_format(

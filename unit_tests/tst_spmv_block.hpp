@@ -221,16 +221,57 @@ TYPED_TEST(SpmvBlockTest, CompressedSellHostBlockWalkMatchesHostOracle) {
   }
 }
 
-// Blocks of a wider row-major buffer (X and Y LayoutStride subviews, as Davidson's): 4 of 6 columns
-// load pairs, 5 of 6 (odd) one column per lane; each column equals the single-vector product and the
-// buffer's other columns are left alone.
+// csell's pair kernels (one pair of X per lane, slices of 32 rows with one lane each, X's rows K apart:
+// impl::PairTag, variant 0 values inline, 1 through the table) against the oracle: a table, rows mostly
+// in R, values inline, rows sorted in windows, jump slots; 4, 8 and 16 columns take them, 2 and 6 (X's
+// rows not K apart) the generic lane walk; every beta case. The variant each matrix gets is checked.
+TYPED_TEST(SpmvBlockTest, CompressedSellPairKernelsMatchHostOracle) {
+  using Scalar = TypeParam;
+  using Exec = TEST_EXECSPACE;
+  const auto A = cispmv::test::csell_test_matrix<Scalar>(79);
+  const auto wide = cispmv::test::random_irregular<Scalar>(301, 400000, 80, 6);  // gaps beyond 16 bits
+  const auto order = ValueTableOrder::automatic;
+  std::vector<std::tuple<const HostCsrMatrix<Scalar, int, std::size_t>*, decltype(to_compressed_sell(A)), int>> cases;
+  cases.emplace_back(&A, to_compressed_sell(A, 32, 65536, 0.0), 1);                                      // a table
+  cases.emplace_back(&A, to_compressed_sell(A, 32, 2000, 0.0), 1);                                       // most in R
+  cases.emplace_back(&A, to_compressed_sell(A, 32, 65536, 2.0), 0);                                      // inline
+  cases.emplace_back(&A, to_compressed_sell(A, 32, 65536, 2.0, std::size_t(1) << 22, order, 1, 64), 0);  // sorted
+  cases.emplace_back(&wide, to_compressed_sell(wide, 32, 65536, 2.0), 0);
+  cases.emplace_back(&A, to_compressed_sell(A, 32, 65536, 2.0, std::size_t(1) << 22, order, 2), -1);  // 2 lanes a row
+  cases.emplace_back(&A, to_compressed_sell(A, 64, 65536, 2.0), -1);                                  // slices of 64
+  for (const auto& [oracle, C, variant] : cases) {
+    SCOPED_TRACE((C.uses_table ? std::string("table") : std::string("values inline")) + ", rest " +
+                 std::to_string(C.rest_nnz()) + ", slices of " + std::to_string(C.slice_height) + ", " +
+                 std::to_string(C.row_lanes) + " lane(s) per row, " + std::to_string(oracle->num_cols) + " columns");
+    const auto D = to_device<Exec>(C);
+    using Block = Kokkos::View<const Scalar**, Kokkos::LayoutRight, typename Exec::memory_space>;
+    using Out = Kokkos::View<Scalar**, Kokkos::LayoutRight, typename Exec::memory_space>;
+    using F = cispmv::impl::SpmvBlockFunctor<Exec, std::remove_const_t<decltype(D)>, Block, Out, 8>;
+    const Out y8("y8", oracle->num_rows, 8);
+    const Block x8 = Out("x8", oracle->num_cols, 8), x6 = Out("x6", oracle->num_cols, 6);
+    EXPECT_EQ(F(D, x8, y8, 1, 0, 0, 8).pair_variant(), variant);
+    EXPECT_EQ(F(D, x6, y8, 1, 0, 0, 6).pair_variant(), -1);  // X's rows 6 apart
+    SpmvOptions opts;
+    opts.block_shape = BlockShape::lanes;
+    opts.lane_columns = 2;
+    for (int k : {2, 4, 6, 8, 16})
+      expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(C, *oracle, opts, k, Scalar(1.5), Scalar(0));
+    expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(C, *oracle, opts, 8, Scalar(1), Scalar(1));
+    expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(C, *oracle, opts, 4, Scalar(-1), Scalar(-0.5));
+  }
+}
+
+// Blocks of a wider row-major buffer (X and Y LayoutStride subviews, as Davidson's): 4, 6 and 8 of 8
+// columns load pairs (csell's pair kernel where the block's width is the buffer's: 6 and 8 take K = 8
+// with rows 8 apart), 5 of 8 (odd) one column per lane; each column equals the single-vector product
+// and the buffer's other columns are left alone.
 TEST(TEST_CATEGORY, LaneShapeOnBlocksOfAWiderBufferMatchesOneVectorAtATime) {
   using Exec = TEST_EXECSPACE;
   using Mem = TEST_MEMSPACE;
   const auto hA = cispmv::test::random_irregular<double>(203, 190, 81, 70);
-  Kokkos::View<double**, Kokkos::LayoutRight, Mem> xbuf("x", 190, 6), ybuf("y", 203, 6);
+  Kokkos::View<double**, Kokkos::LayoutRight, Mem> xbuf("x", 190, 8), ybuf("y", 203, 8);
   auto hx = Kokkos::create_mirror_view(xbuf);
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 8; ++j) {
     const auto xj = cispmv::test::random_vector<double>(190, 300 + j);
     for (int i = 0; i < 190; ++i) hx(i, j) = xj(i);
   }
@@ -254,13 +295,13 @@ TEST(TEST_CATEGORY, LaneShapeOnBlocksOfAWiderBufferMatchesOneVectorAtATime) {
       for (int i = 0; i < 203; ++i)
         ASSERT_NEAR(hy(i, j), h1(i), 1e-12 * (1 + std::abs(h1(i)))) << "row " << i << ", column " << j;
     }
-    for (int j = width; j < 6; ++j) {
+    for (int j = width; j < 8; ++j) {
       for (int i = 0; i < 203; ++i) ASSERT_EQ(hy(i, j), 7.0) << "row " << i << " of the buffer's column " << j;
     }
   };
   const auto csr = to_device<Exec>(hA);
   const auto csell = to_device<Exec>(to_compressed_sell(hA));
-  for (int width : {4, 5}) {
+  for (int width : {4, 5, 6, 8}) {
     for (int per_lane : {1, 2, 4, 8}) {
       check(csr, width, per_lane);
       check(csell, width, per_lane);

@@ -514,7 +514,7 @@ class SpmvPlan {
         while ((1 << f.lane_shift) < groups) ++f.lane_shift;     // lanes per row: a power of two
         switch (per_lane) {
           case 1: launch_lanes<impl::LaneTag<1, 1>>(f); break;
-          case 2: launch_lanes<impl::LaneTag<2, 1>>(f); break;
+          case 2: launch_pairs(f); break;
           case 4: launch_lanes<impl::LaneTag<2, 2>>(f); break;
           default: launch_lanes<impl::LaneTag<2, 4>>(f); break;
         }
@@ -551,10 +551,28 @@ class SpmvPlan {
 
   template <class Tag, class F>
   void launch_lanes(const F& f) const {
+    constexpr int min_blocks = F::template lane_min_blocks<Tag>;  // the kernel's launch bounds, if any
+    using Bounds = std::conditional_t<(min_blocks > 0), Kokkos::LaunchBounds<256, min_blocks>, Kokkos::LaunchBounds<>>;
     Kokkos::parallel_for(block_label_,
-                         Kokkos::RangePolicy<Exec, Tag, Kokkos::IndexType<std::int64_t>>(
+                         Kokkos::RangePolicy<Exec, Tag, Kokkos::IndexType<std::int64_t>, Bounds>(
                              exec_, 0, static_cast<std::int64_t>(A_.num_rows) << f.lane_shift),
                          f);
+  }
+
+  // one pair per lane: the format's own kernel for this matrix and X where it has one (pair_variant)
+  template <class F>
+  void launch_pairs(const F& f) const {
+    if constexpr (F::pair_variants > 0) {
+      static_assert(F::pair_variants <= 2, "cispmv: launch_pairs launches variants 0 and 1");
+      switch (f.pair_variant()) {
+        case 0: launch_lanes<impl::PairTag<0>>(f); return;
+        case 1:
+          if constexpr (F::pair_variants > 1) launch_lanes<impl::PairTag<1>>(f);
+          return;
+        default: break;
+      }
+    }
+    launch_lanes<impl::LaneTag<2, 1>>(f);
   }
 
   // columns of X per lane of the lane shape for this launch: the option's (automatic: the format's),

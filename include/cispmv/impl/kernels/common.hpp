@@ -28,6 +28,13 @@ struct LaneTag {
   static_assert((Width == 1 || Width == 2) && Loads >= 1, "cispmv: a lane loads one value or a pair at a time");
 };
 
+/// Tag of a format's own kernel for the lane shape with one pair per lane (LaneTag<2, 1>'s lanes and
+/// columns), compiled apart for each of the format's variants (see SpmvBlockFunctorBase::pair_variant):
+/// a kernel holds the registers of its most demanding path, so a variant that would cost the others
+/// occupancy gets a kernel of its own.
+template <int Variant>
+struct PairTag {};
+
 /// How y is updated: compile-time, so the kernels carry no branch on beta (beta == 0 never reads
 /// y, so NaN in y is overwritten as BLAS requires).
 enum BetaCase : int { beta_zero = 0, beta_one = 1, beta_general = 2 };
@@ -227,6 +234,15 @@ struct SpmvBlockFunctorBase : SpmvFunctorBase<Exec, Matrix, XView, YView, beta_g
   static constexpr bool has_lane_kernel = false;
   static constexpr int automatic_lane_columns = 1;
   static constexpr int automatic_lane_min_columns = gpu_lane_min_columns;
+  /// Formats with their own kernels for one pair per lane (operator()(PairTag<V>, index) for V <
+  /// pair_variants) say so; pair_variant() is the one for this launch's matrix and X, or -1: the
+  /// generic LaneTag<2, 1>.
+  static constexpr int pair_variants = 0;
+  int pair_variant() const { return -1; }
+  /// Blocks of 256 threads per SM that the kernel of lane shape `Tag` is compiled for (launch bounds;
+  /// 0: none).
+  template <class Tag>
+  static constexpr int lane_min_blocks = 0;
 
   int first = 0;       ///< first column of X and Y of this launch
   int columns = K;     ///< columns of this launch (<= K)

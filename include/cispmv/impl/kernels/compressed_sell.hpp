@@ -339,11 +339,20 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
   using Base = SpmvBlockFunctorBase<Exec, Matrix, XView, YView, K>;
   static constexpr bool has_host_slice_kernel = true;
   static constexpr bool has_lane_kernel = true;
-  /// Two pairs of columns per lane, lanes from 2 columns (H100, see impl::gpu_lane_min_columns):
-  /// consecutive rows' entries are adjacent in a slice, so the 16 rows a warp then holds still read
-  /// the matrix in coalesced runs.
-  static constexpr int automatic_lane_columns = 4;
+  /// Columns per lane where X allows pairs: one pair (the pair kernel, see pair_lane) up to 8 columns,
+  /// two pairs at 16; lanes from 2 columns (H100, see impl::gpu_lane_min_columns). Consecutive rows'
+  /// entries are adjacent in a slice, so the 32 / lanes rows a warp holds read the matrix in coalesced
+  /// runs. H200, ms per product, one pair against two per lane, the eigensolver's csell
+  /// (perf/results/2026-11-26-session21/): spmv_bench (s21-l) frozen-core FCI 4 columns 0.556 / 0.618,
+  /// 8: 0.759 / 0.763, 16: 1.30 / 1.16, all-electron 8: 7.35 / 7.34; an experiment program (s21-j)
+  /// frozen core 0.539 / 0.606, 0.731 / 0.749, 1.261 / 1.145, all-electron 4.43 / 4.85, 7.31 / 7.55,
+  /// 13.76 / 13.64. So: 10 % at 4 columns, even at 8, two pairs at 16.
+  static constexpr int automatic_lane_columns = K <= 8 ? 2 : 4;
   static constexpr int automatic_lane_min_columns = 2;
+  /// The inline pair kernel is compiled for 8 blocks of 256 threads per SM (32 registers on sm_90,
+  /// full occupancy; 34 without the bound, no spills with it).
+  template <class Tag>
+  static constexpr int lane_min_blocks = std::is_same_v<Tag, PairTag<0>> ? 8 : 0;
   /// Rows of a slice the host shape carries at once: their K sums each stay in registers.
   static constexpr int host_lanes = K >= 8 ? 1 : 8 / K;
   /// x86-64 CPUs with AVX-512: launches of K = 4, 8 or 16 (2 to 16 columns) walk 8 rows at a time in
@@ -359,6 +368,23 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
   template <int Width, int Loads>
   KOKKOS_INLINE_FUNCTION void operator()(LaneTag<Width, Loads>, const std::int64_t t) const {
     this->template for_lanes<Width, Loads>(t, [&](const O row, const auto& visit) { walk_row<4>(row, visit); });
+  }
+
+  /// One pair per lane in slices of pair_slice_height rows with one lane each and X's rows K apart
+  /// (pair_lane; else the generic LaneTag<2, 1>): variant 0 values inline and R empty (as the encoder
+  /// leaves it without a table), 1 through the table, each a kernel of its own. sm_90: 32 and 40
+  /// registers; in one kernel both took 42, and R's loop alone cost the inline walk 8.
+  static constexpr int pair_variants = 2;
+  int pair_variant() const {
+    const Matrix& A = this->A;
+    if (A.slice_height != pair_slice_height || A.row_lanes != 1 || static_cast<std::int64_t>(this->x.stride(0)) != K)
+      return -1;
+    if (A.uses_table) return 1;
+    return A.rest_nnz() == 0 ? 0 : -1;
+  }
+  template <int Variant>
+  KOKKOS_INLINE_FUNCTION void operator()(PairTag<Variant>, const std::int64_t t) const {
+    pair_lane<Variant == 1>(t);
   }
 
   /// Thread per row: each entry decoded once for the K columns (two entries' loads in flight).
@@ -419,6 +445,39 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
   }
 
  private:
+  /// The pair kernel: lane j of a row's 1 << lane_shift lanes gathers columns 2j and 2j + 1 of the
+  /// launch, so one load instruction of a warp reads each of its rows' K values of X in one contiguous
+  /// run (K = 8: 4 lanes x 16 bytes, 8 rows per warp: ~1.5 data-pipe wavefronts per quarter-warp
+  /// against ~2.75 for two pairs per lane, whose loads take 32-byte halves of 4 rows at two of a line's
+  /// four positions) and keeps two sums. Every lane of a row decodes the row's entries (the same
+  /// addresses at once: one broadcast load), 4 at a time, their loads first, with the slice height and
+  /// X's row stride known at compile time. H200, frozen-core FCI, 8 columns (perf/results/
+  /// 2026-11-26-session21/): this kernel 0.73 ms; the generic walk of LaneTag<2, 1> 1.27 ms (56
+  /// registers, 64-bit offsets, loads issued one by one); the same shape as a raw CUDA kernel 0.58 ms,
+  /// and 0.67 ms when its body runs inside a grid-stride loop as Kokkos's RangePolicy launches it (the
+  /// loop alone costs 15 %, same instructions and traffic: not ours to remove).
+  template <bool Table>
+  KOKKOS_FORCEINLINE_FUNCTION void pair_lane(const std::int64_t t) const {
+    const Matrix& A = this->A;
+    const O row = static_cast<O>(t >> this->lane_shift);
+    const int j = static_cast<int>(t & ((std::int64_t(1) << this->lane_shift) - 1));
+    if (row >= A.num_rows || 2 * j >= this->columns) return;
+    // X's rows are K apart (pair_variant): a gather's address is one wide multiply-add
+    const S* const xj = this->x.data() + (this->first + 2 * j);
+    S s0 = 0, s1 = 0;
+    const auto gather = [&](const S v, const O col) {
+      S xv[2];
+      load_pair(xj + static_cast<std::int64_t>(col) * K, xv);
+      s0 += v * xv[0];
+      s1 += v * xv[1];
+    };
+    walk_lane<4, Table ? table_source : inline_source, pair_slice_height>(row, gather);
+    if constexpr (Table) walk_rest(row, gather);  // values inline: R is empty (pair_variant)
+    this->update_column(row, 2 * j, s0);
+    this->update_column(row, 2 * j + 1, s1);
+  }
+  static constexpr O pair_slice_height = 32;
+
 #if CISPMV_HOST_SIMD
   /// Slice s (its first lane first_row, `rows` rows, one lane each) 8 rows at a time in AVX-512.
   void host_walk_slice(const O s, const O first_row, const O rows) const {
@@ -457,36 +516,48 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
     for (O j = 0; j < lanes; ++j) walk_lane<Unroll>(row * lanes + j, visit);
     walk_rest(row, visit);
   }
-  /// visit(value, column) for each entry of C in lane `lane` of the layout.
-  template <int Unroll, class Visit>
+  /// Where walk_lane reads values: through the table, inline, or whichever the matrix has (run time).
+  enum ValueSource { inline_source, table_source, either_source };
+  /// visit(value, column) for each entry of C in lane `lane` of the layout, Unroll at a time: each
+  /// group's delta and value loads first, then its columns, then its visits (so the gathers of X they
+  /// make are independent). H > 0: the slice height known at compile time (offsets in the loads'
+  /// immediates); Source: the value source known at compile time (either_source: the matrix's).
+  template <int Unroll, ValueSource Source = either_source, O H = 0, class Visit>
   KOKKOS_FORCEINLINE_FUNCTION void walk_lane(const O lane, const Visit& visit) const {
     const Matrix& A = this->A;
-    const O h = A.slice_height;
+    const O h = H > 0 ? H : A.slice_height;
     const O s = lane / h;
     const Off step = static_cast<Off>(h);
     Off idx = A.slice_ptr(s) + static_cast<Off>(lane - s * h);
     const O length = A.row_length(lane);
     O col = A.first_col(lane);
+    const auto value = [&](const Off at) {
+      if constexpr (Source == table_source) {
+        return table(load_once(A.value_index(at)));
+      } else if constexpr (Source == inline_source) {
+        return load_once(A.inline_values(at));
+      } else {
+        return A.uses_table ? table(load_once(A.value_index(at))) : load_once(A.inline_values(at));
+      }
+    };
     O k = 0;
     for (; k + Unroll <= length; k += Unroll, idx += Unroll * step) {
       std::uint16_t d[Unroll];
       S v[Unroll];
-      O cols[Unroll];
+      O c[Unroll];
       for (int u = 0; u < Unroll; ++u) {
         d[u] = load_once(A.col_delta(idx + u * step));
-        v[u] =
-            A.uses_table ? table(load_once(A.value_index(idx + u * step))) : load_once(A.inline_values(idx + u * step));
+        v[u] = value(idx + u * step);
       }
-      for (int u = 0; u < Unroll; ++u) cols[u] = col += static_cast<O>(d[u]);
+      for (int u = 0; u < Unroll; ++u) c[u] = col += static_cast<O>(d[u]);
       for (int u = 0; u < Unroll; ++u) {
-        if (d[u] != Matrix::jump_delta) visit(v[u], cols[u]);
+        if (d[u] != Matrix::jump_delta) visit(v[u], c[u]);
       }
     }
     for (; k < length; ++k, idx += step) {
       const std::uint16_t d = load_once(A.col_delta(idx));
       col += static_cast<O>(d);
-      if (d != Matrix::jump_delta)
-        visit(A.uses_table ? table(load_once(A.value_index(idx))) : load_once(A.inline_values(idx)), col);
+      if (d != Matrix::jump_delta) visit(value(idx), col);
     }
   }
   /// visit(value, column) for each entry of row `row` of the rest R.
