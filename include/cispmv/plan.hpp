@@ -507,12 +507,7 @@ class SpmvPlan {
     using F = impl::SpmvBlockFunctor<Exec, Matrix, XView, YView, K>;
     F f(A_, x, y, alpha, beta, first, columns);
     if constexpr (F::has_lane_kernel) {
-      int per_lane = lane_columns<F>(x, first, columns);
-      if constexpr (F::pair_variants > 0) {
-        // an automatic one pair per lane pays in the format's own pair kernels only (csell, H200, 2 columns
-        // in rows 2 apart: the generic walk 0.597 ms, two pairs 0.492): elsewhere it takes two pairs
-        if (opts_.lane_columns <= 0 && per_lane == 2 && f.pair_variant() < 0) per_lane = 4;
-      }
+      const int per_lane = lane_columns(f, x, first, columns);
       const int min_columns = per_lane > 1 ? F::automatic_lane_min_columns : impl::gpu_lane_min_columns;
       if (block_shape_ == BlockShape::lanes || (block_shape_ == BlockShape::automatic && columns >= min_columns)) {
         const int groups = (columns + per_lane - 1) / per_lane;  // a lane's columns: 1 or 1, 2, 4 pairs
@@ -583,8 +578,8 @@ class SpmvPlan {
   // columns of X per lane of the lane shape for this launch: the option's (automatic: the format's),
   // but 1 unless the launch's columns are even and X's rows contiguous with every pair aligned
   template <class F, class XView>
-  int lane_columns(const XView& x, int first, int columns) const {
-    const int wanted = opts_.lane_columns > 0 ? opts_.lane_columns : F::automatic_lane_columns;
+  int lane_columns(const F& f, const XView& x, int first, int columns) const {
+    const int wanted = opts_.lane_columns > 0 ? opts_.lane_columns : f.automatic_lane_columns();
     if (wanted == 1 || columns % 2 != 0) return 1;
     using Layout = typename XView::array_layout;
     if constexpr (std::is_same_v<Layout, Kokkos::LayoutRight> || std::is_same_v<Layout, Kokkos::LayoutStride>) {

@@ -228,11 +228,11 @@ struct SpmvBlockFunctorBase : SpmvFunctorBase<Exec, Matrix, XView, YView, beta_g
   using typename Base::value_type;
   static constexpr bool available = true;
   /// Kernels with the lane shape (operator()(LaneTag<Width, Loads>, index), see for_lanes) say so,
-  /// with the columns per lane their automatic lane shape takes where X allows pairs
-  /// (SpmvOptions::lane_columns) and the fewest columns for which BlockShape::automatic takes the
-  /// lane shape on a GPU (with pairs; one column per lane: impl::gpu_lane_min_columns).
+  /// with the columns per lane their automatic lane shape takes for this launch's matrix and X where X
+  /// allows pairs (SpmvOptions::lane_columns) and the fewest columns for which BlockShape::automatic
+  /// takes the lane shape on a GPU (with pairs; one column per lane: impl::gpu_lane_min_columns).
   static constexpr bool has_lane_kernel = false;
-  static constexpr int automatic_lane_columns = 1;
+  int automatic_lane_columns() const { return 1; }
   static constexpr int automatic_lane_min_columns = gpu_lane_min_columns;
   /// Formats with their own kernels for one pair per lane (operator()(PairTag<V>, index) for V <
   /// pair_variants) say so; pair_variant() is the one for this launch's matrix and X, or -1: the

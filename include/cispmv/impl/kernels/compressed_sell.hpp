@@ -339,15 +339,16 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
   using Base = SpmvBlockFunctorBase<Exec, Matrix, XView, YView, K>;
   static constexpr bool has_host_slice_kernel = true;
   static constexpr bool has_lane_kernel = true;
-  /// Columns per lane where X allows pairs: one pair (the pair kernel, see pair_lane; where it does not
-  /// apply, the plan takes two pairs) up to 8 columns, two pairs at 16; lanes from 2 columns (H100, see
+  /// Columns per lane where X allows pairs: one pair up to 8 columns where the pair kernel applies
+  /// (pair_variant, pair_lane), two pairs at 16; lanes from 2 columns (H100, see
   /// impl::gpu_lane_min_columns). Consecutive rows' entries are adjacent in a slice, so the 32 / lanes rows a warp
   /// holds read the matrix in coalesced runs. H200, ms per product, one pair against two per lane, the eigensolver's
   /// csell (perf/results/2026-11-26-session21/): spmv_bench (s21-l) frozen-core FCI 4 columns 0.556 / 0.618, 8: 0.759 /
   /// 0.763, 16: 1.30 / 1.16, all-electron 8: 7.35 / 7.34; an experiment program (s21-j) frozen core 0.539 / 0.606,
   /// 0.731 / 0.749, 1.261 / 1.145, all-electron 4.43 / 4.85, 7.31 / 7.55, 13.76 / 13.64. So: 10 % at 4 columns, even at
-  /// 8, two pairs at 16.
-  static constexpr int automatic_lane_columns = K <= 8 ? 2 : 4;
+  /// 8, two pairs at 16. Where the pair kernel does not apply, two pairs (2 columns in rows 2 apart, s21-m: the
+  /// generic walk of one pair 0.597 ms, two pairs 0.492).
+  int automatic_lane_columns() const { return K <= 8 && pair_variant() >= 0 ? 2 : 4; }
   static constexpr int automatic_lane_min_columns = 2;
   /// The inline pair kernel is compiled for 8 blocks of 256 threads per SM (32 registers on sm_90,
   /// full occupancy; 34 without the bound, no spills with it).

@@ -54,7 +54,7 @@ struct SpmvBlockFunctor<Exec, CsrMatrix<S, O, Off, D>, XView, YView, K>
   static constexpr bool has_lane_kernel = true;
   /// One column per lane by default: the more rows a warp holds, the more separate runs of the
   /// row-major arrays it reads at once (H100: pairs were 2x slower on the FCI Hamiltonians).
-  static constexpr int automatic_lane_columns = 1;
+  int automatic_lane_columns() const { return 1; }
 
   /// The lane shape (SpmvBlockFunctorBase::for_lanes): the row's entries 4 at a time, their loads
   /// before their gathers of X.
