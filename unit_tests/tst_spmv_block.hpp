@@ -223,13 +223,15 @@ TYPED_TEST(SpmvBlockTest, CompressedSellHostBlockWalkMatchesHostOracle) {
 
 // csell's pair kernels (one pair of X per lane, slices of 32 rows with one lane each, X's rows K apart:
 // impl::PairTag, variant 0 values inline, 1 through the table) against the oracle: a table, rows mostly
-// in R, values inline, rows sorted in windows, jump slots; 4, 8 and 16 columns take them, 2 and 6 (X's
-// rows not K apart) the generic lane walk; every beta case. The variant each matrix gets is checked.
+// in R, values inline, rows sorted in windows, jump slots; rows shorter and longer than the kernels' groups
+// (4 and 12 entries) and not whole groups; 4, 8 and 16 columns take them, 2 and 6 (X's rows not K apart) the
+// generic lane walk; every beta case. The variant each matrix gets, and the automatic lane width, is checked.
 TYPED_TEST(SpmvBlockTest, CompressedSellPairKernelsMatchHostOracle) {
   using Scalar = TypeParam;
   using Exec = TEST_EXECSPACE;
   const auto A = cispmv::test::csell_test_matrix<Scalar>(79);
-  const auto wide = cispmv::test::random_irregular<Scalar>(301, 400000, 80, 6);  // gaps beyond 16 bits
+  // gaps beyond 16 bits, rows of up to 40 entries: jump slots among the pair kernel's groups of 12
+  const auto wide = cispmv::test::random_irregular<Scalar>(301, 400000, 80, 40);
   const auto order = ValueTableOrder::automatic;
   std::vector<std::tuple<const HostCsrMatrix<Scalar, int, std::size_t>*, decltype(to_compressed_sell(A)), int>> cases;
   cases.emplace_back(&A, to_compressed_sell(A, 32, 65536, 0.0), 1);                                      // a table
@@ -251,6 +253,8 @@ TYPED_TEST(SpmvBlockTest, CompressedSellPairKernelsMatchHostOracle) {
     const Block x8 = Out("x8", oracle->num_cols, 8), x6 = Out("x6", oracle->num_cols, 6);
     EXPECT_EQ(F(D, x8, y8, 1, 0, 0, 8).pair_variant(), variant);
     EXPECT_EQ(F(D, x6, y8, 1, 0, 0, 6).pair_variant(), -1);  // X's rows 6 apart
+    EXPECT_EQ(F(D, x8, y8, 1, 0, 0, 8).automatic_lane_columns(), variant >= 0 ? 2 : 4);
+    EXPECT_EQ(F(D, x6, y8, 1, 0, 0, 6).automatic_lane_columns(), 4);
     SpmvOptions opts;
     opts.block_shape = BlockShape::lanes;
     opts.lane_columns = 2;
@@ -258,6 +262,8 @@ TYPED_TEST(SpmvBlockTest, CompressedSellPairKernelsMatchHostOracle) {
       expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(C, *oracle, opts, k, Scalar(1.5), Scalar(0));
     expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(C, *oracle, opts, 8, Scalar(1), Scalar(1));
     expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(C, *oracle, opts, 4, Scalar(-1), Scalar(-0.5));
+    opts.lane_columns = 0;  // automatic: the pair kernel at 16 columns too
+    expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(C, *oracle, opts, 16, Scalar(1), Scalar(0));
   }
 }
 

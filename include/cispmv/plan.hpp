@@ -551,10 +551,8 @@ class SpmvPlan {
 
   template <class Tag, class F>
   void launch_lanes(const F& f) const {
-    constexpr int min_blocks = F::template lane_min_blocks<Tag>;  // the kernel's launch bounds, if any
-    using Bounds = std::conditional_t<(min_blocks > 0), Kokkos::LaunchBounds<256, min_blocks>, Kokkos::LaunchBounds<>>;
     Kokkos::parallel_for(block_label_,
-                         Kokkos::RangePolicy<Exec, Tag, Kokkos::IndexType<std::int64_t>, Bounds>(
+                         Kokkos::RangePolicy<Exec, Tag, Kokkos::IndexType<std::int64_t>>(
                              exec_, 0, static_cast<std::int64_t>(A_.num_rows) << f.lane_shift),
                          f);
   }

@@ -239,10 +239,6 @@ struct SpmvBlockFunctorBase : SpmvFunctorBase<Exec, Matrix, XView, YView, beta_g
   /// generic LaneTag<2, 1>.
   static constexpr int pair_variants = 0;
   int pair_variant() const { return -1; }
-  /// Blocks of 256 threads per SM that the kernel of lane shape `Tag` is compiled for (launch bounds;
-  /// 0: none).
-  template <class Tag>
-  static constexpr int lane_min_blocks = 0;
 
   int first = 0;       ///< first column of X and Y of this launch
   int columns = K;     ///< columns of this launch (<= K)

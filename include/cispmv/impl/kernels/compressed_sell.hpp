@@ -339,21 +339,15 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
   using Base = SpmvBlockFunctorBase<Exec, Matrix, XView, YView, K>;
   static constexpr bool has_host_slice_kernel = true;
   static constexpr bool has_lane_kernel = true;
-  /// Columns per lane where X allows pairs: one pair up to 8 columns where the pair kernel applies
-  /// (pair_variant, pair_lane), two pairs at 16; lanes from 2 columns (H100, see
-  /// impl::gpu_lane_min_columns). Consecutive rows' entries are adjacent in a slice, so the 32 / lanes rows a warp
-  /// holds read the matrix in coalesced runs. H200, ms per product, one pair against two per lane, the eigensolver's
-  /// csell (perf/results/2026-11-26-session21/): spmv_bench (s21-l) frozen-core FCI 4 columns 0.556 / 0.618, 8: 0.759 /
-  /// 0.763, 16: 1.30 / 1.16, all-electron 8: 7.35 / 7.34; an experiment program (s21-j) frozen core 0.539 / 0.606,
-  /// 0.731 / 0.749, 1.261 / 1.145, all-electron 4.43 / 4.85, 7.31 / 7.55, 13.76 / 13.64. So: 10 % at 4 columns, even at
-  /// 8, two pairs at 16. Where the pair kernel does not apply, two pairs (2 columns in rows 2 apart, s21-m: the
-  /// generic walk of one pair 0.597 ms, two pairs 0.492).
-  int automatic_lane_columns() const { return K <= 8 && pair_variant() >= 0 ? 2 : 4; }
+  /// Columns per lane where X allows pairs: one pair wherever the pair kernel applies (pair_variant,
+  /// pair_lane), else two pairs; lanes from 2 columns (H100, see impl::gpu_lane_min_columns). Consecutive
+  /// rows' entries are adjacent in a slice, so the 32 / lanes rows a warp holds read the matrix in coalesced
+  /// runs. H200, ms per product, the eigensolver's csell (perf/results/2026-11-26-session22/, s22-b): the
+  /// pair kernel at 16 columns against two pairs per lane (the plan's choice before), frozen-core FCI 1.005
+  /// against 1.157, all-electron 12.24 against 13.47. Where the pair kernel does not apply, two pairs (2
+  /// columns in rows 2 apart, session 21's s21-m: the generic walk of one pair 0.597 ms, two pairs 0.492).
+  int automatic_lane_columns() const { return pair_variant() >= 0 ? 2 : 4; }
   static constexpr int automatic_lane_min_columns = 2;
-  /// The inline pair kernel is compiled for 8 blocks of 256 threads per SM (32 registers on sm_90,
-  /// full occupancy; 34 without the bound, no spills with it).
-  template <class Tag>
-  static constexpr int lane_min_blocks = std::is_same_v<Tag, PairTag<0>> ? 8 : 0;
   /// Rows of a slice the host shape carries at once: their K sums each stay in registers.
   static constexpr int host_lanes = K >= 8 ? 1 : 8 / K;
   /// x86-64 CPUs with AVX-512: launches of K = 4, 8 or 16 (2 to 16 columns) walk 8 rows at a time in
@@ -373,8 +367,8 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
 
   /// One pair per lane in slices of pair_slice_height rows with one lane each and X's rows K apart
   /// (pair_lane; else the generic LaneTag<2, 1>): variant 0 values inline and R empty (as the encoder
-  /// leaves it without a table), 1 through the table, each a kernel of its own. sm_90: 32 and 40
-  /// registers; in one kernel both took 42, and R's loop alone cost the inline walk 8.
+  /// leaves it without a table), 1 through the table, each a kernel of its own (in one kernel the
+  /// table's registers and R's loop cost the inline walk: 42 registers against 32, session 21).
   static constexpr int pair_variants = 2;
   int pair_variant() const {
     const Matrix& A = this->A;
@@ -451,12 +445,17 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
   /// run (K = 8: 4 lanes x 16 bytes, 8 rows per warp: ~1.5 data-pipe wavefronts per quarter-warp
   /// against ~2.75 for two pairs per lane, whose loads take 32-byte halves of 4 rows at two of a line's
   /// four positions) and keeps two sums. Every lane of a row decodes the row's entries (the same
-  /// addresses at once: one broadcast load), 4 at a time, their loads first, with the slice height and
-  /// X's row stride known at compile time. H200, frozen-core FCI, 8 columns (perf/results/
-  /// 2026-11-26-session21/): this kernel 0.73 ms; the generic walk of LaneTag<2, 1> 1.27 ms (56
-  /// registers, 64-bit offsets, loads issued one by one); the same shape as a raw CUDA kernel 0.58 ms,
-  /// and 0.67 ms when its body runs inside a grid-stride loop as Kokkos's RangePolicy launches it (the
-  /// loop alone costs 15 %, same instructions and traffic: not ours to remove).
+  /// addresses at once: one broadcast load), pair_unroll<Table> at a time with the next group's loads
+  /// requested first (walk_lane's Unroll < 0), with the slice height and X's row stride known at compile
+  /// time. H200, ms per product, the eigensolver's csell (perf/results/2026-11-26-session22/, s22-a and
+  /// s22-b), frozen-core / all-electron FCI, 8 columns: 12 at a time ahead 0.569 / 6.70 (69 registers),
+  /// 8 ahead 0.594-0.596 / 6.72-6.84 (54), 4 ahead 0.615 / 6.91-7.04 (32 with launch bounds), 4 without
+  /// (session 21's kernel) 0.732-0.754 / 7.34, 16 ahead 0.576 / 6.84 (80); 4 columns 0.384 / 4.22 at 12,
+  /// 0.544 / 4.44 at 4 without; 16 columns 1.005 / 12.24 at 12, 1.295 / 13.84 at 4 without. Through the
+  /// table, 8 columns: 4 ahead 0.685 / 7.27, 4 without 0.713 / 7.34, 8 ahead 0.772 / 8.32 (80 registers).
+  /// The raw CUDA kernel of session 21 (4 at a time, no grid-stride loop) 0.590 / 6.09.
+  template <bool Table>
+  static constexpr int pair_unroll = Table ? -4 : -12;
   template <bool Table>
   KOKKOS_FORCEINLINE_FUNCTION void pair_lane(const std::int64_t t) const {
     const Matrix& A = this->A;
@@ -472,7 +471,7 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
       s0 += v * xv[0];
       s1 += v * xv[1];
     };
-    walk_lane<4, Table ? table_source : inline_source, pair_slice_height>(row, gather);
+    walk_lane<pair_unroll<Table>, Table ? table_source : inline_source, pair_slice_height>(row, gather);
     if constexpr (Table) walk_rest(row, gather);  // values inline: R is empty (pair_variant)
     this->update_column(row, 2 * j, s0);
     this->update_column(row, 2 * j + 1, s1);
@@ -519,10 +518,14 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
   }
   /// Where walk_lane reads values: through the table, inline, or whichever the matrix has (run time).
   enum ValueSource { inline_source, table_source, either_source };
-  /// visit(value, column) for each entry of C in lane `lane` of the layout, Unroll at a time: each
+  /// visit(value, column) for each entry of C in lane `lane` of the layout, |Unroll| at a time: each
   /// group's delta and value loads first, then its columns, then its visits (so the gathers of X they
-  /// make are independent). H > 0: the slice height known at compile time (offsets in the loads'
-  /// immediates); Source: the value source known at compile time (either_source: the matrix's).
+  /// make are independent). Unroll < 0: the next group's loads are requested before this group's
+  /// visits, as the single-vector kernel's ahead_lane_sum does; ptxas then issues each group's loads
+  /// together before its gathers, whatever else the kernel holds (with Unroll > 0 inside Kokkos's
+  /// grid-stride loop it interleaved them with the gathers, each gather waiting on a load requested
+  /// after the previous one: session 22). H > 0: the slice height known at compile time (offsets in
+  /// the loads' immediates); Source: the value source known at compile time (either_source: the matrix's).
   template <int Unroll, ValueSource Source = either_source, O H = 0, class Visit>
   KOKKOS_FORCEINLINE_FUNCTION void walk_lane(const O lane, const Visit& visit) const {
     const Matrix& A = this->A;
@@ -541,18 +544,46 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
         return A.uses_table ? table(load_once(A.value_index(at))) : load_once(A.inline_values(at));
       }
     };
-    O k = 0;
-    for (; k + Unroll <= length; k += Unroll, idx += Unroll * step) {
-      std::uint16_t d[Unroll];
-      S v[Unroll];
-      O c[Unroll];
-      for (int u = 0; u < Unroll; ++u) {
-        d[u] = load_once(A.col_delta(idx + u * step));
-        v[u] = value(idx + u * step);
+    constexpr O unroll = Unroll < 0 ? -Unroll : Unroll;
+    const auto load_group = [&](const Off at, std::uint16_t* d, S* v) {
+      for (O u = 0; u < unroll; ++u) {
+        d[u] = load_once(A.col_delta(at + u * step));
+        v[u] = value(at + u * step);
       }
-      for (int u = 0; u < Unroll; ++u) c[u] = col += static_cast<O>(d[u]);
-      for (int u = 0; u < Unroll; ++u) {
+    };
+    const auto visit_group = [&](const std::uint16_t* d, const S* v) {
+      O c[unroll];
+      for (O u = 0; u < unroll; ++u) c[u] = col += static_cast<O>(d[u]);
+      for (O u = 0; u < unroll; ++u) {
         if (d[u] != Matrix::jump_delta) visit(v[u], c[u]);
+      }
+    };
+    O k = 0;
+    if constexpr (Unroll < 0) {
+      if (length >= unroll) {
+        std::uint16_t d[unroll];
+        S v[unroll];
+        load_group(idx, d, v);
+        for (k = unroll;; k += unroll) {  // entries k - unroll .. k - 1 are in d and v, idx is the first's slot
+          const bool more = k + unroll <= length;
+          std::uint16_t next_d[unroll] = {};  // zeroed: read only when `more`, but compilers cannot tell
+          S next_v[unroll] = {};
+          if (more) load_group(idx + unroll * step, next_d, next_v);
+          visit_group(d, v);
+          idx += unroll * step;
+          if (!more) break;
+          for (O u = 0; u < unroll; ++u) {
+            d[u] = next_d[u];
+            v[u] = next_v[u];
+          }
+        }
+      }
+    } else {
+      for (; k + unroll <= length; k += unroll, idx += unroll * step) {
+        std::uint16_t d[unroll];
+        S v[unroll];
+        load_group(idx, d, v);
+        visit_group(d, v);
       }
     }
     for (; k < length; ++k, idx += step) {
