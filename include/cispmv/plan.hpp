@@ -563,14 +563,28 @@ class SpmvPlan {
     if constexpr (F::pair_variants > 0) {
       static_assert(F::pair_variants <= 2, "cispmv: launch_pairs launches variants 0 and 1");
       switch (f.pair_variant()) {
-        case 0: launch_lanes<impl::PairTag<0>>(f); return;
+        case 0: launch_pair_kernel<impl::PairTag<0>>(f); return;
         case 1:
-          if constexpr (F::pair_variants > 1) launch_lanes<impl::PairTag<1>>(f);
+          if constexpr (F::pair_variants > 1) launch_pair_kernel<impl::PairTag<1>>(f);
           return;
         default: break;
       }
     }
     launch_lanes<impl::LaneTag<2, 1>>(f);
+  }
+
+  // a format's pair kernel: on GPUs in teams of F::pair_team_size consecutive lanes (their rows share rows of X in
+  // one SM's L1), elsewhere as the lane shape
+  template <class Tag, class F>
+  void launch_pair_kernel(const F& f) const {
+    if constexpr (impl::is_gpu_space_v<Exec>) {
+      constexpr int team = F::pair_team_size;
+      const std::int64_t lanes = static_cast<std::int64_t>(A_.num_rows) << f.lane_shift;
+      team_launch(block_label_,
+                  Kokkos::TeamPolicy<Exec, Tag>(exec_, static_cast<int>((lanes + team - 1) / team), team, 1), f);
+    } else {
+      launch_lanes<Tag>(f);
+    }
   }
 
   // columns of X per lane of the lane shape for this launch: the option's (automatic: the format's),

@@ -1,10 +1,14 @@
-// Experiment (session 22; built as perf/pair_exp.cpp with a CUDA-only target, not committed there, against
-// the library with experiment tags PairTag<2..9> (walk_lane<-U>, values inline or the table) that did not land):
-// csell's pair kernel (one pair of X per lane, K/2 lanes per row each decoding the row's entries) as the
-// library compiles it, with the group loads as today (walk_lane<4>: PairTag<0>) and with the next group's
-// loads requested before this group's gathers (walk_lane<-U>: experiment tags PairTag<2> (U = 4),
-// <3> (U = 8), <5> (U = 2)), with and without launch bounds, beside the raw CUDA kernel of session 21
-// (no loop, and in Kokkos's grid-stride frame). Checked against the library's plan to 1e-12.
+// Experiment (session 22; built as perf/pair_exp.cpp with a CUDA-only target, not committed there):
+// csell's block product on a GPU through the library's pair kernel (one pair of X per lane, K/2 lanes per
+// row, each decoding the row's entries), beside session 21's raw CUDA kernel (no loop, and in Kokkos's
+// grid-stride frame); every result checked against the library's plan to 1e-12.
+//  - s22-a, s22-b: this program with launches of experiment tags PairTag<2..9> (walk_lane<-U>: the next
+//    group's loads first, U = 2, 4, 6, 8, 12, 16, values inline; 4 and 8 through the table, on a csell
+//    built with a table), with and without launch bounds, in place of the launches in run_width below;
+//    those tags did not land (the library's PairTag<0> is now walk_lane<-12>, PairTag<1> walk_lane<-4>).
+//  - s22-e: iterations 0 (one launch of each, under ncu).
+//  - s22-f (this version): the library's PairTag<0> as a RangePolicy (Kokkos's block size) and as teams
+//    of 32, 64, 128 and 256 lanes.
 //   pair_exp fcidump:FILE:LEVEL[:all-irreps] [iterations (0: one launch of each, for ncu)]
 #include <Kokkos_Core.hpp>
 
@@ -161,7 +165,7 @@ void launch_tag(const DevCsell& D, const CXV& X, const XV& Y) {
   using F = impl::SpmvBlockFunctor<Kokkos::Cuda, DevCsell, CXV, XV, K>;
   F f(D, X, Y, 1.0, 0.0, 0, K);
   while ((1 << f.lane_shift) < K / 2) ++f.lane_shift;
-  constexpr bool table = V == 1 || V == 4 || V == 6;
+  constexpr bool table = V == 1;
   if (f.pair_variant() != (table ? 1 : 0)) {
     std::fprintf(stderr, "pair_exp: the pair kernel does not apply (variant %d)\n", f.pair_variant());
     std::exit(2);
@@ -171,6 +175,20 @@ void launch_tag(const DevCsell& D, const CXV& X, const XV& Y) {
                        Kokkos::RangePolicy<Kokkos::Cuda, impl::PairTag<V>, Kokkos::IndexType<std::int64_t>, Bounds>(
                            0, static_cast<std::int64_t>(D.num_rows) << f.lane_shift),
                        f);
+}
+
+template <int K, int T>
+void launch_team(const DevCsell& D, const CXV& X, const XV& Y) {
+  using F = impl::SpmvBlockFunctor<Kokkos::Cuda, DevCsell, CXV, XV, K>;
+  F f(D, X, Y, 1.0, 0.0, 0, K);
+  while ((1 << f.lane_shift) < K / 2) ++f.lane_shift;
+  if (f.pair_variant() != 0) std::exit(2);
+  const std::int64_t lanes = static_cast<std::int64_t>(D.num_rows) << f.lane_shift;
+  using P = Kokkos::TeamPolicy<Kokkos::Cuda, impl::PairTag<0>>;
+  const P p(static_cast<int>((lanes + T - 1) / T), T, 1);
+  impl::TeamCachePreference<P, F>::before_launch(true);
+  Kokkos::parallel_for("pair_exp_team", p, f);
+  impl::TeamCachePreference<P, F>::after_launch(true);
 }
 
 template <int K>
@@ -220,21 +238,12 @@ void run_width(const DevCsell& D, const DevCsell& DT, int n, int iterations, dou
     const double t = time_ms([&] { launch(D, CX, Y); }, iterations);
     report(what, t, -1, check(what));
   };
-  tag(launch_tag<K, 0, 8>, "PairTag<0> walk_lane<4>, bounds 256x8");
-  tag(launch_tag<K, 2, 8>, "PairTag<2> ahead 4, bounds 256x8");
-  tag(launch_tag<K, 7, 6>, "PairTag<7> ahead 6, bounds 256x6");
-  tag(launch_tag<K, 7, 0>, "PairTag<7> ahead 6, no bounds");
-  tag(launch_tag<K, 3, 0>, "PairTag<3> ahead 8, no bounds");
-  tag(launch_tag<K, 8, 0>, "PairTag<8> ahead 12, no bounds");
-  tag(launch_tag<K, 9, 0>, "PairTag<9> ahead 16, no bounds");
-  tag(launch_tag<K, 0, 8>, "PairTag<0> walk_lane<4>, bounds 256x8 (again)");
-  auto table_tag = [&](auto launch, const char* what) {
-    const double t = time_ms([&] { launch(DT, CX, Y); }, iterations);
-    report(what, t, -1, check(what));
-  };
-  table_tag(launch_tag<K, 1, 0>, "table: PairTag<1> walk_lane<4>, no bounds");
-  table_tag(launch_tag<K, 4, 0>, "table: PairTag<4> ahead 4, no bounds");
-  table_tag(launch_tag<K, 6, 0>, "table: PairTag<6> ahead 8, no bounds");
+  tag(launch_tag<K, 0, 0>, "PairTag<0> RangePolicy (Kokkos's block size)");
+  tag(launch_team<K, 32>, "PairTag<0> teams of 32");
+  tag(launch_team<K, 64>, "PairTag<0> teams of 64");
+  tag(launch_team<K, 128>, "PairTag<0> teams of 128");
+  tag(launch_team<K, 256>, "PairTag<0> teams of 256");
+  tag(launch_tag<K, 0, 0>, "PairTag<0> RangePolicy (again)");
   constexpr int L = K / 2;
   const long long threads = static_cast<long long>(n) * L;
   const Raw r = raw(D);

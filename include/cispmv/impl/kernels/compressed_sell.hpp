@@ -381,6 +381,17 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
   KOKKOS_INLINE_FUNCTION void operator()(PairTag<Variant>, const std::int64_t t) const {
     pair_lane<Variant == 1>(t);
   }
+  /// On GPUs the pair kernels run as teams of pair_team_size consecutive lanes (the plan's launch_pairs):
+  /// a RangePolicy lets Kokkos choose the block size with the most warps per SM, and at the 69 registers of
+  /// the inline kernel that is a block of 32 threads (28 warps; 128 gives as many), so neighbouring rows,
+  /// whose gathers share rows of X, run on different SMs. H200, ncu (perf/results/2026-11-26-session22/,
+  /// s22-e), frozen-core FCI, 8 columns: blocks of 32: L1 hit rate 22 %, 135M L2 sectors; the raw kernel in
+  /// blocks of 256: 41 %, 102M.
+  static constexpr int pair_team_size = 128;
+  template <int Variant>
+  KOKKOS_INLINE_FUNCTION void operator()(PairTag<Variant>, const typename Base::team_member& team) const {
+    pair_lane<Variant == 1>(static_cast<std::int64_t>(team.league_rank()) * team.team_size() + team.team_rank());
+  }
 
   /// Thread per row: each entry decoded once for the K columns (two entries' loads in flight).
   KOKKOS_INLINE_FUNCTION void operator()(const O row) const {
