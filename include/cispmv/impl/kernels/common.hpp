@@ -281,8 +281,10 @@ struct SpmvBlockFunctorBase : SpmvFunctorBase<Exec, Matrix, XView, YView, beta_g
   /// 25 % on an H100). On CUDA a warp then holds 32 / lanes consecutive rows: their lanes read the
   /// same matrix entry at once (one broadcast load per row) and each of their loads of X covers a
   /// contiguous run of the row's values (one coalesced load). Each decoded entry feeds Width * Loads
-  /// sums; no reduction over lanes. A RangePolicy, not a TeamPolicy: Kokkos launches team kernels
-  /// preferring shared memory over L1, where the gathers of X and the csell value table live.
+  /// sums; no reduction over lanes. A RangePolicy (Kokkos launched team kernels preferring shared memory
+  /// over L1, where the gathers of X and the csell value table live, until the plan's team_launch set the
+  /// L1; this walk has not been timed as teams since). Formats' own pair kernels run as teams of
+  /// consecutive lanes (SpmvPlan::launch_pair_kernel).
   /// walk(row, visit) calls visit(value, column) for each entry of row `row`.
   template <int Width, int Loads, class Walk>
   KOKKOS_FORCEINLINE_FUNCTION void for_lanes(const std::int64_t t, const Walk& walk) const {

@@ -381,7 +381,7 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
   KOKKOS_INLINE_FUNCTION void operator()(PairTag<Variant>, const std::int64_t t) const {
     pair_lane<Variant == 1>(t);
   }
-  /// On GPUs the pair kernels run as teams of pair_team_size consecutive lanes (the plan's launch_pairs):
+  /// On GPUs the pair kernels run as teams of pair_team_size consecutive lanes (SpmvPlan::launch_pair_kernel):
   /// a RangePolicy lets Kokkos choose the block size with the most warps per SM, and at the 69 registers of
   /// the inline kernel that is a block of 32 threads (28 warps; 128 gives as many), so neighbouring rows,
   /// whose gathers share rows of X, run on different SMs. H200, ncu (perf/results/2026-11-26-session22/,
