@@ -404,6 +404,10 @@ TYPED_TEST(SpmvTest, CompressedSellEveryUnrollMatchesHostOracle) {
         EXPECT_EQ(plan.description().find("loads ahead") != std::string::npos,
                   gpu && !M->uses_table && plan.unroll() >= 4 && ahead == LoadsAhead::automatic)
             << plan.description();
+        // GPUs: the plain loop's blocks of the default size are compiled with launch bounds (row_block_min_blocks)
+        EXPECT_EQ(plan.description().find("launch bounds: 4 blocks per SM") != std::string::npos,
+                  gpu && plan.description().find("loads ahead") == std::string::npos)
+            << plan.description();
       }
       // GPUs: blocks of impl::gpu_row_block_rows consecutive rows unless asked otherwise
       SpmvOptions o{Kernel::scalar};
@@ -428,6 +432,10 @@ TYPED_TEST(SpmvTest, CompressedSellEveryUnrollMatchesHostOracle) {
         const int block = std::stoi(d.substr(d.find_last_of(",:", at) + 1, at));
         EXPECT_TRUE(block == rows ||
                     (rows > impl::gpu_row_block_rows && block >= impl::gpu_row_block_rows && block < rows))
+            << d;
+        // launch bounds only at the default block size (other sizes: the launch without them)
+        EXPECT_EQ(d.find("launch bounds") != std::string::npos,
+                  block == impl::gpu_row_block_rows && d.find("loads ahead") == std::string::npos)
             << d;
       }
     }

@@ -210,6 +210,7 @@ class SpmvPlan {
     } else {
       if (unroll_ > 1) os << ": unroll " << unroll_ << (ahead_ ? ", loads ahead" : "");
       if (row_block_ > 0) os << (unroll_ > 1 ? ", " : ": ") << row_block_ << " rows per block";
+      if (const int b = row_block_bounds(); b > 0) os << " (launch bounds: " << b << " blocks per SM)";
       if (walk_ != impl::host_simd::Walk::none) os << ": " << impl::host_simd::walk_name(walk_);
     }
     return os.str();
@@ -354,6 +355,17 @@ class SpmvPlan {
     }
   }
 
+  /// Blocks per SM the thread-per-row kernel's row blocks are compiled for (launch bounds; the functor's
+  /// row_block_min_blocks at the default block size), 0 where it is launched without bounds.
+  int row_block_bounds() const {
+    int blocks = 0;
+    if constexpr (Functor<1>::has_row_block_launch && impl::is_gpu_space_v<Exec>) {
+      if (row_block_ == impl::gpu_row_block_rows)
+        with_unroll([&](auto u) { blocks = Functor<decltype(u)::value>::row_block_min_blocks; });
+    }
+    return blocks;
+  }
+
   /// Teams of `rows` rows each that cover the matrix.
   int teams_of(int rows) const { return static_cast<int>((static_cast<long long>(A_.num_rows) + rows - 1) / rows); }
 
@@ -433,6 +445,15 @@ class SpmvPlan {
     using F = Functor<Unroll, Beta, XView, YView>;
     if constexpr (F::has_row_block_launch && impl::is_gpu_space_v<Exec>) {
       if (row_block_ > 0) {
+        constexpr int min_blocks = F::row_block_min_blocks;
+        if constexpr (min_blocks > 0) {
+          if (row_block_ == impl::gpu_row_block_rows) {
+            using Bounds = Kokkos::LaunchBounds<impl::gpu_row_block_rows, min_blocks>;
+            team_launch(label_, Kokkos::TeamPolicy<Exec, impl::RowBlockTag, Bounds>(exec_, league_, row_block_, 1),
+                        F(A_, x, y, alpha, beta));
+            return;
+          }
+        }
         team_launch(label_, Kokkos::TeamPolicy<Exec, impl::RowBlockTag>(exec_, league_, row_block_, 1),
                     F(A_, x, y, alpha, beta));
         return;

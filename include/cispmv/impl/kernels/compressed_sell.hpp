@@ -18,6 +18,127 @@
 
 namespace cispmv::impl {
 
+/// Where a walk of csell's C (csell_walk_lane) reads each entry's value.
+enum class CsellValues {
+  inline_values,  ///< the matrix's values inline (no table)
+  table_early,    ///< through the table, looked up as the entry's group is loaded
+  table_late,     ///< through the table: the group loads its indices, each visit looks its value up
+  matrix,         ///< whichever the matrix has (A.uses_table, read per entry: uniform, no divergence)
+};
+
+/// visit(value, column) for each entry of C in lane `lane` of csell matrix A, |Unroll| at a time: each
+/// group's delta and value (or index) loads first, then its columns, then its visits, so the gathers of x
+/// they make are independent and each thread keeps several loads in flight (a row's columns form a chain of
+/// additions, but the additions are cheap; the loads are what waits). Unroll < 0: the next group's loads are
+/// requested before this group's visits, so the matrix stream's latency (DRAM) overlaps the gathers' (L1 /
+/// L2); ptxas then issues each group's loads together before its gathers, whatever else the kernel holds
+/// (with Unroll > 0 inside Kokkos's grid-stride loop it interleaved them with the gathers, each gather waiting
+/// on a load requested after the previous one: session 22). H > 0: the slice height known at compile time
+/// (offsets in the loads' immediates). Jump slots (Matrix::jump_delta) only advance the column.
+///
+/// Measured, H200: the single-vector kernel with values inline, ahead against the plain loop at the same
+/// shape (perf/results/2026-11-24-session11/): paper32k-1 4 lanes, 4 at a time 0.093-0.096 ms against
+/// 0.123-0.124; scaled-1048576 thread per row, 8 at a time 3.72-4.00 against 4.41-4.45 (at 4 ahead loses
+/// there: 4.62-4.91 against 4.30-4.46). With a table the plain loop with late lookups wins (its index ->
+/// table chain already overlaps the gathers; ahead 1-4 % slower, session 10), and the ahead walk lives in a
+/// kernel of its own: in one kernel with the table's loop its registers cost the table's kernels up to 35 %
+/// (session 10: frozen core 0.299 -> 0.406 ms).
+template <int Unroll, CsellValues Source, int H = 0, class Matrix, class Table, class Visit>
+KOKKOS_FORCEINLINE_FUNCTION void csell_walk_lane(const Matrix& A, const Table& table,
+                                                 const typename Matrix::ordinal_type lane, const Visit& visit) {
+  using S = typename Matrix::value_type;
+  using O = typename Matrix::ordinal_type;
+  using Off = typename Matrix::size_type;
+  using Index = typename Matrix::compact_view::non_const_value_type;
+  // what a group holds per entry: the value, or its index where the visit looks it up
+  using Raw = std::conditional_t<Source == CsellValues::table_late, Index, S>;
+  const O h = H > 0 ? static_cast<O>(H) : A.slice_height;
+  const O s = lane / h;
+  const Off step = static_cast<Off>(h);
+  Off idx = A.slice_ptr(s) + static_cast<Off>(lane - s * h);
+  const O length = A.row_length(lane);
+  O col = A.first_col(lane);
+  const auto value = [&](const Off at) {
+    if constexpr (Source == CsellValues::inline_values) {
+      return load_once(A.inline_values(at));
+    } else if constexpr (Source == CsellValues::matrix) {
+      return A.uses_table ? table(load_once(A.value_index(at))) : load_once(A.inline_values(at));
+    } else {
+      return table(load_once(A.value_index(at)));
+    }
+  };
+  const auto raw = [&](const Off at) -> Raw {
+    if constexpr (Source == CsellValues::table_late) {
+      return load_once(A.value_index(at));
+    } else {
+      return value(at);
+    }
+  };
+  const auto resolve = [&](const Raw r) -> S {
+    if constexpr (Source == CsellValues::table_late) {
+      return table(r);
+    } else {
+      return r;
+    }
+  };
+  constexpr O unroll = Unroll < 0 ? -Unroll : Unroll;
+  const auto load_group = [&](const Off at, std::uint16_t* d, Raw* v) {
+    for (O u = 0; u < unroll; ++u) {
+      d[u] = load_once(A.col_delta(at + u * step));
+      v[u] = raw(at + u * step);
+    }
+  };
+  const auto visit_group = [&](const std::uint16_t* d, const Raw* v) {
+    O c[unroll];
+    for (O u = 0; u < unroll; ++u) c[u] = col += static_cast<O>(d[u]);
+    for (O u = 0; u < unroll; ++u) {
+      if (d[u] != Matrix::jump_delta) visit(resolve(v[u]), c[u]);
+    }
+  };
+  O k = 0;
+  if constexpr (Unroll < 0) {
+    if (length >= unroll) {
+      std::uint16_t d[unroll];
+      Raw v[unroll];
+      load_group(idx, d, v);
+      for (k = unroll;; k += unroll) {  // entries k - unroll .. k - 1 are in d and v, idx is the first's slot
+        const bool more = k + unroll <= length;
+        std::uint16_t next_d[unroll] = {};  // zeroed: read only when `more`, but compilers cannot tell
+        Raw next_v[unroll] = {};
+        if (more) load_group(idx + unroll * step, next_d, next_v);
+        visit_group(d, v);
+        idx += unroll * step;
+        if (!more) break;
+        for (O u = 0; u < unroll; ++u) {
+          d[u] = next_d[u];
+          v[u] = next_v[u];
+        }
+      }
+    }
+  } else {
+    for (; k + unroll <= length; k += unroll, idx += unroll * step) {
+      std::uint16_t d[unroll];
+      Raw v[unroll];
+      load_group(idx, d, v);
+      visit_group(d, v);
+    }
+  }
+  for (; k < length; ++k, idx += step) {
+    const std::uint16_t d = load_once(A.col_delta(idx));
+    col += static_cast<O>(d);
+    if (d != Matrix::jump_delta) visit(value(idx), col);
+  }
+}
+
+/// visit(value, column) for each entry of row `row` of csell matrix A's rest R.
+template <class Matrix, class Visit>
+KOKKOS_FORCEINLINE_FUNCTION void csell_walk_rest(const Matrix& A, const typename Matrix::ordinal_type row,
+                                                 const Visit& visit) {
+  using Off = typename Matrix::size_type;
+  const Off rest_end = A.rest_row_ptr(row + 1);
+  for (Off k = A.rest_row_ptr(row); k < rest_end; ++k) visit(A.rest_values(k), A.rest_col_idx(k));
+}
+
 template <class Exec, class S, class O, class Off, class D, class XView, class YView, int Beta, int Unroll>
 struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta, Unroll>
     : SpmvFunctorBase<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta> {
@@ -34,10 +155,20 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
   static int default_scalar_unroll(const Matrix& A) {
     return A.uses_table ? row_scalar_unroll : row_scalar_inline_unroll;
   }
-  /// Values inline run ahead_lane_sum, launched as Unroll = -4 or -8 (see SpmvFunctorBase::has_ahead_loop).
+  /// Values inline run csell_walk_lane's loop ahead, launched as Unroll = -4 or -8 (see
+  /// SpmvFunctorBase::has_ahead_loop).
   static constexpr bool has_ahead_loop = true;
   static bool runs_ahead(const Matrix& A) { return !A.uses_table; }
   static constexpr bool has_row_block_launch = true;
+  /// The plain loop's row blocks (Unroll > 0) launch with bounds for 4 blocks of 256 threads per SM: told the
+  /// block size, ptxas takes 64 registers instead of 44 and keeps more of a thread's loads in flight (ncu,
+  /// frozen core: 4 blocks instead of 5, long-scoreboard stalls per instruction 14.1 against 18.2, the same
+  /// L1 wavefronts). H200, ms, unroll 4 with a table (perf/results/2026-11-26-session23/, s23-f and s23-h),
+  /// frozen-core / all-electron FCI: no bounds 0.2835-0.2885 / 2.075-2.108, bounds for 4 blocks 0.2624-0.2653 /
+  /// 2.107-2.118 (the all-electron launches drifted 4 % within the process), 5 blocks 0.272 / 2.084, 3 blocks
+  /// 0.284 / 2.299, 2 blocks 0.332 / 2.906. The loop ahead (Unroll < 0, 84 registers at 8) loses with bounds:
+  /// scaled-1048576 3.75 ms without, 3.92 for 3 blocks, 4.61 for 4.
+  static constexpr int row_block_min_blocks = Unroll > 0 ? 4 : 0;
   /// Rows of a slice the host shape carries at once (their columns and sums live in registers / L1).
   static constexpr int host_lanes = 8;
   /// x86-64 CPUs with AVX-512: the slice walk in vector registers (impl::host_simd), where the types allow.
@@ -86,123 +217,19 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
     });
   }
 
-  /// Lane `lane` of the layout: its entries of C, Unroll at a time (Unroll < 0: values inline, -Unroll
-  /// at a time, their loads one group ahead; the plan launches those only for matrices without a table).
+  /// Lane `lane` of the layout: its entries of C, Unroll at a time (csell_walk_lane; Unroll < 0: values
+  /// inline, -Unroll at a time, their loads one group ahead; the plan launches those only for matrices
+  /// without a table). With a table the group loads its indices and each entry looks its value up as it
+  /// gathers x (CsellValues::table_late).
   KOKKOS_INLINE_FUNCTION S lane_sum(const O lane) const {
-    const Matrix& A = this->A;
-    const O h = A.slice_height;
-    const O s = lane / h;
-    Off idx = A.slice_ptr(s) + static_cast<Off>(lane - s * h);
-    const O length = A.row_length(lane);
-    O col = A.first_col(lane);
+    S sum = 0;
+    const auto add = [&](const S v, const O col) { sum += v * this->x(col); };
     if constexpr (Unroll < 0) {
-      return ahead_lane_sum(idx, static_cast<Off>(h), length, col);
+      csell_walk_lane<Unroll, CsellValues::inline_values>(this->A, table, lane, add);
+    } else if (this->A.uses_table) {  // uniform over the matrix: no divergence
+      csell_walk_lane<Unroll, CsellValues::table_late>(this->A, table, lane, add);
     } else {
-      return plain_lane_sum(idx, static_cast<Off>(h), length, col);
-    }
-  }
-
-  /// lane_sum for Unroll > 0: each group's delta and index (or value) loads, then its gathers.
-  KOKKOS_FORCEINLINE_FUNCTION S plain_lane_sum(Off idx, const Off step, const O length, O col) const {
-    const Matrix& A = this->A;
-    S sum = 0;
-    // Unroll entries at a time (SpmvOptions::unroll, else default_scalar_unroll or, in the vector
-    // shape, impl::default_lanes_unroll): their delta and index loads go out together, then their table and x gathers,
-    // so each thread keeps several independent loads in flight (a row's columns form a chain of
-    // additions, but the additions are cheap; the loads are what waits).
-    constexpr O unroll = Unroll;
-    constexpr std::uint16_t jump = Matrix::jump_delta;  // a slot that only advances the column
-    O k = 0;
-    if (A.uses_table) {  // uniform over the matrix: no divergence
-      for (; k + unroll <= length; k += unroll, idx += unroll * step) {
-        std::uint16_t d[unroll], v[unroll];
-        O c[unroll];
-        for (O u = 0; u < unroll; ++u) {
-          d[u] = load_once(A.col_delta(idx + u * step));
-          v[u] = load_once(A.value_index(idx + u * step));
-        }
-        for (O u = 0; u < unroll; ++u) c[u] = col += static_cast<O>(d[u]);
-        for (O u = 0; u < unroll; ++u) {
-          if (d[u] != jump) sum += table(v[u]) * this->x(c[u]);
-        }
-      }
-      for (; k < length; ++k, idx += step) {
-        const std::uint16_t d = load_once(A.col_delta(idx));
-        col += static_cast<O>(d);
-        if (d != jump) sum += table(load_once(A.value_index(idx))) * this->x(col);
-      }
-    } else {
-      for (; k + unroll <= length; k += unroll, idx += unroll * step) {
-        std::uint16_t d[unroll];
-        O c[unroll];
-        S v[unroll];
-        for (O u = 0; u < unroll; ++u) {
-          d[u] = load_once(A.col_delta(idx + u * step));
-          v[u] = load_once(A.inline_values(idx + u * step));
-        }
-        for (O u = 0; u < unroll; ++u) c[u] = col += static_cast<O>(d[u]);
-        for (O u = 0; u < unroll; ++u) {
-          if (d[u] != jump) sum += v[u] * this->x(c[u]);
-        }
-      }
-      for (; k < length; ++k, idx += step) {
-        const std::uint16_t d = load_once(A.col_delta(idx));
-        col += static_cast<O>(d);
-        if (d != jump) sum += load_once(A.inline_values(idx)) * this->x(col);
-      }
-    }
-    return sum;
-  }
-
-  /// lane_sum for Unroll < 0, values inline (no table): -Unroll entries at a time, the next group's
-  /// deltas and values requested before this group's x gathers, so the stream's latency (DRAM)
-  /// overlaps the gathers' (L1 / L2). Compiled apart from plain_lane_sum (its own Unroll): in one
-  /// kernel with the table's loop its registers cost the table's kernels up to 35 % (H200, session 10:
-  /// frozen core 0.299 -> 0.406 ms). With a table the plain loop wins (its index -> table chain already
-  /// overlaps the gathers): ahead it was 1-4 % slower (session 10). H200, session 11
-  /// (perf/results/2026-11-24-session11/), ahead against the plain loop at the same shape: paper32k-1
-  /// 4 lanes, unroll 4 0.093-0.096 ms against 0.123-0.124; scaled-1048576 thread per row, unroll 8
-  /// 3.72-4.00 against 4.41-4.45 (at unroll 4 ahead loses there: 4.62-4.91 against 4.30-4.46).
-  KOKKOS_FORCEINLINE_FUNCTION S ahead_lane_sum(Off idx, const Off step, const O length, O col) const {
-    const Matrix& A = this->A;
-    constexpr O unroll = Unroll < 0 ? -Unroll : Unroll;
-    constexpr std::uint16_t jump = Matrix::jump_delta;
-    S sum = 0;
-    O k = 0;
-    if (length >= unroll) {
-      std::uint16_t d[unroll];
-      S v[unroll];
-      for (O u = 0; u < unroll; ++u) {
-        d[u] = load_once(A.col_delta(idx + u * step));
-        v[u] = load_once(A.inline_values(idx + u * step));
-      }
-      for (k = unroll;; k += unroll) {  // entries k - unroll .. k - 1 are in d and v, idx is the first's slot
-        const bool more = k + unroll <= length;
-        std::uint16_t next_d[unroll] = {};  // zeroed: read only when `more`, but compilers cannot tell
-        S next_v[unroll] = {};
-        if (more) {
-          for (O u = 0; u < unroll; ++u) {
-            next_d[u] = load_once(A.col_delta(idx + (unroll + u) * step));
-            next_v[u] = load_once(A.inline_values(idx + (unroll + u) * step));
-          }
-        }
-        O c[unroll];
-        for (O u = 0; u < unroll; ++u) c[u] = col += static_cast<O>(d[u]);
-        for (O u = 0; u < unroll; ++u) {
-          if (d[u] != jump) sum += v[u] * this->x(c[u]);
-        }
-        idx += unroll * step;
-        if (!more) break;
-        for (O u = 0; u < unroll; ++u) {
-          d[u] = next_d[u];
-          v[u] = next_v[u];
-        }
-      }
-    }
-    for (; k < length; ++k, idx += step) {
-      const std::uint16_t d = load_once(A.col_delta(idx));
-      col += static_cast<O>(d);
-      if (d != jump) sum += load_once(A.inline_values(idx)) * this->x(col);
+      csell_walk_lane<Unroll, CsellValues::inline_values>(this->A, table, lane, add);
     }
     return sum;
   }
@@ -320,9 +347,7 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
   }
   // the row's entries of the rest R, then y
   KOKKOS_FORCEINLINE_FUNCTION void finish_row(const O row, S sum) const {
-    const Matrix& A = this->A;
-    const Off rest_end = A.rest_row_ptr(row + 1);
-    for (Off k = A.rest_row_ptr(row); k < rest_end; ++k) sum += A.rest_values(k) * this->x(A.rest_col_idx(k));
+    csell_walk_rest(this->A, row, [&](const S v, const O col) { sum += v * this->x(col); });
     this->update(row, sum);
   }
 };
@@ -444,7 +469,7 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
         }
       }
       for (int i = 0; i < n; ++i) {
-        walk_rest(first_row + l0 + i, [&](const S v, const O col) { this->add(sum[i], v, col); });
+        csell_walk_rest(A, first_row + l0 + i, [&](const S v, const O col) { this->add(sum[i], v, col); });
         this->update(first_row + l0 + i, sum[i]);
       }
     }
@@ -457,7 +482,7 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
   /// against ~2.75 for two pairs per lane, whose loads take 32-byte halves of 4 rows at two of a line's
   /// four positions) and keeps two sums. Every lane of a row decodes the row's entries (the same
   /// addresses at once: one broadcast load), pair_unroll<Table> at a time with the next group's loads
-  /// requested first (walk_lane's Unroll < 0), with the slice height and X's row stride known at compile
+  /// requested first (csell_walk_lane's Unroll < 0), with the slice height and X's row stride known at compile
   /// time. H200, ms per product, the eigensolver's csell (perf/results/2026-11-26-session22/, s22-a and
   /// s22-b), frozen-core / all-electron FCI, 8 columns: 12 at a time ahead 0.569 / 6.70 (69 registers),
   /// 8 ahead 0.594-0.596 / 6.72-6.84 (54), 4 ahead 0.615 / 6.91-7.04 (32 with launch bounds), 4 without
@@ -482,8 +507,9 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
       s0 += v * xv[0];
       s1 += v * xv[1];
     };
-    walk_lane<pair_unroll<Table>, Table ? table_source : inline_source, pair_slice_height>(row, gather);
-    if constexpr (Table) walk_rest(row, gather);  // values inline: R is empty (pair_variant)
+    csell_walk_lane<pair_unroll<Table>, Table ? CsellValues::table_early : CsellValues::inline_values,
+                    pair_slice_height>(this->A, table, row, gather);
+    if constexpr (Table) csell_walk_rest(this->A, row, gather);  // values inline: R is empty (pair_variant)
     this->update_column(row, 2 * j, s0);
     this->update_column(row, 2 * j + 1, s1);
   }
@@ -510,7 +536,7 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
                                static_cast<std::size_t>(A.slice_ptr(s) + static_cast<Off>(l0)),
                                static_cast<std::size_t>(A.slice_height), width, col, len, &sums[0][0]);
       for (int i = 0; i < n; ++i) {
-        walk_rest(first_row + l0 + i, [&](const S v, const O c) { this->add(sums[i], v, c); });
+        csell_walk_rest(A, first_row + l0 + i, [&](const S v, const O c) { this->add(sums[i], v, c); });
         this->update(first_row + l0 + i, sums[i]);
       }
     }
@@ -524,90 +550,8 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
   template <int Unroll, class Visit>
   KOKKOS_FORCEINLINE_FUNCTION void walk_row(const O row, const Visit& visit) const {
     const O lanes = this->A.row_lanes;
-    for (O j = 0; j < lanes; ++j) walk_lane<Unroll>(row * lanes + j, visit);
-    walk_rest(row, visit);
-  }
-  /// Where walk_lane reads values: through the table, inline, or whichever the matrix has (run time).
-  enum ValueSource { inline_source, table_source, either_source };
-  /// visit(value, column) for each entry of C in lane `lane` of the layout, |Unroll| at a time: each
-  /// group's delta and value loads first, then its columns, then its visits (so the gathers of X they
-  /// make are independent). Unroll < 0: the next group's loads are requested before this group's
-  /// visits, as the single-vector kernel's ahead_lane_sum does; ptxas then issues each group's loads
-  /// together before its gathers, whatever else the kernel holds (with Unroll > 0 inside Kokkos's
-  /// grid-stride loop it interleaved them with the gathers, each gather waiting on a load requested
-  /// after the previous one: session 22). H > 0: the slice height known at compile time (offsets in
-  /// the loads' immediates); Source: the value source known at compile time (either_source: the matrix's).
-  template <int Unroll, ValueSource Source = either_source, O H = 0, class Visit>
-  KOKKOS_FORCEINLINE_FUNCTION void walk_lane(const O lane, const Visit& visit) const {
-    const Matrix& A = this->A;
-    const O h = H > 0 ? H : A.slice_height;
-    const O s = lane / h;
-    const Off step = static_cast<Off>(h);
-    Off idx = A.slice_ptr(s) + static_cast<Off>(lane - s * h);
-    const O length = A.row_length(lane);
-    O col = A.first_col(lane);
-    const auto value = [&](const Off at) {
-      if constexpr (Source == table_source) {
-        return table(load_once(A.value_index(at)));
-      } else if constexpr (Source == inline_source) {
-        return load_once(A.inline_values(at));
-      } else {
-        return A.uses_table ? table(load_once(A.value_index(at))) : load_once(A.inline_values(at));
-      }
-    };
-    constexpr O unroll = Unroll < 0 ? -Unroll : Unroll;
-    const auto load_group = [&](const Off at, std::uint16_t* d, S* v) {
-      for (O u = 0; u < unroll; ++u) {
-        d[u] = load_once(A.col_delta(at + u * step));
-        v[u] = value(at + u * step);
-      }
-    };
-    const auto visit_group = [&](const std::uint16_t* d, const S* v) {
-      O c[unroll];
-      for (O u = 0; u < unroll; ++u) c[u] = col += static_cast<O>(d[u]);
-      for (O u = 0; u < unroll; ++u) {
-        if (d[u] != Matrix::jump_delta) visit(v[u], c[u]);
-      }
-    };
-    O k = 0;
-    if constexpr (Unroll < 0) {
-      if (length >= unroll) {
-        std::uint16_t d[unroll];
-        S v[unroll];
-        load_group(idx, d, v);
-        for (k = unroll;; k += unroll) {  // entries k - unroll .. k - 1 are in d and v, idx is the first's slot
-          const bool more = k + unroll <= length;
-          std::uint16_t next_d[unroll] = {};  // zeroed: read only when `more`, but compilers cannot tell
-          S next_v[unroll] = {};
-          if (more) load_group(idx + unroll * step, next_d, next_v);
-          visit_group(d, v);
-          idx += unroll * step;
-          if (!more) break;
-          for (O u = 0; u < unroll; ++u) {
-            d[u] = next_d[u];
-            v[u] = next_v[u];
-          }
-        }
-      }
-    } else {
-      for (; k + unroll <= length; k += unroll, idx += unroll * step) {
-        std::uint16_t d[unroll];
-        S v[unroll];
-        load_group(idx, d, v);
-        visit_group(d, v);
-      }
-    }
-    for (; k < length; ++k, idx += step) {
-      const std::uint16_t d = load_once(A.col_delta(idx));
-      col += static_cast<O>(d);
-      if (d != Matrix::jump_delta) visit(value(idx), col);
-    }
-  }
-  /// visit(value, column) for each entry of row `row` of the rest R.
-  template <class Visit>
-  KOKKOS_FORCEINLINE_FUNCTION void walk_rest(const O row, const Visit& visit) const {
-    const Off rest_end = this->A.rest_row_ptr(row + 1);
-    for (Off k = this->A.rest_row_ptr(row); k < rest_end; ++k) visit(this->A.rest_values(k), this->A.rest_col_idx(k));
+    for (O j = 0; j < lanes; ++j) csell_walk_lane<Unroll, CsellValues::matrix>(this->A, table, row * lanes + j, visit);
+    csell_walk_rest(this->A, row, visit);
   }
 };
 
