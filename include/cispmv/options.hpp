@@ -68,7 +68,8 @@ enum class BlockShape {
 struct SpmvOptions {
   Kernel kernel = Kernel::automatic;
   /// Rows a team works on (the paper's block-size study); csell's thread-per-row kernel on GPUs: rows
-  /// per block of threads, at most what the kernel's registers allow (the plan's description says).
+  /// per block of threads, at most what the kernel's registers allow and, for its plain loop (compiled
+  /// with launch bounds), at most 256 (the plan's description says).
   int rows_per_team = 0;
   int vector_length = 0;  ///< lanes per row (power of two <= 32; 32 = a CUDA warp; csell: its row_lanes)
   /// Independent accumulators per lane of the CSR / hybrid vector kernels, and entries the csell

@@ -355,13 +355,12 @@ class SpmvPlan {
     }
   }
 
-  /// Blocks per SM the thread-per-row kernel's row blocks are compiled for (launch bounds; the functor's
-  /// row_block_min_blocks at the default block size), 0 where it is launched without bounds.
+  /// Blocks per SM the thread-per-row kernel's row blocks are compiled for (launch bounds for blocks of at most
+  /// gpu_row_block_rows: the functor's row_block_min_blocks), 0 where it is launched without bounds.
   int row_block_bounds() const {
     int blocks = 0;
     if constexpr (Functor<1>::has_row_block_launch && impl::is_gpu_space_v<Exec>) {
-      if (row_block_ == impl::gpu_row_block_rows)
-        with_unroll([&](auto u) { blocks = Functor<decltype(u)::value>::row_block_min_blocks; });
+      if (row_block_ > 0) with_unroll([&](auto u) { blocks = Functor<decltype(u)::value>::row_block_min_blocks; });
     }
     return blocks;
   }
@@ -379,8 +378,13 @@ class SpmvPlan {
 
   template <int Unroll>
   void clamp_row_block() {
-    const Kokkos::TeamPolicy<Exec, impl::RowBlockTag> automatic(exec_, 1, Kokkos::AUTO, 1);
-    row_block_ = std::max(1, std::min(row_block_, automatic.team_size_max(probe<Unroll>(), Kokkos::ParallelForTag())));
+    if constexpr (Functor<Unroll>::row_block_min_blocks > 0) {  // compiled for blocks of at most this many rows
+      row_block_ = std::max(1, std::min(row_block_, impl::gpu_row_block_rows));
+    } else {
+      const Kokkos::TeamPolicy<Exec, impl::RowBlockTag> automatic(exec_, 1, Kokkos::AUTO, 1);
+      row_block_ =
+          std::max(1, std::min(row_block_, automatic.team_size_max(probe<Unroll>(), Kokkos::ParallelForTag())));
+    }
   }
 
   template <int Unroll>
@@ -445,16 +449,11 @@ class SpmvPlan {
     using F = Functor<Unroll, Beta, XView, YView>;
     if constexpr (F::has_row_block_launch && impl::is_gpu_space_v<Exec>) {
       if (row_block_ > 0) {
+        // blocks of at most gpu_row_block_rows where the functor asks for launch bounds (clamp_row_block)
         constexpr int min_blocks = F::row_block_min_blocks;
-        if constexpr (min_blocks > 0) {
-          if (row_block_ == impl::gpu_row_block_rows) {
-            using Bounds = Kokkos::LaunchBounds<impl::gpu_row_block_rows, min_blocks>;
-            team_launch(label_, Kokkos::TeamPolicy<Exec, impl::RowBlockTag, Bounds>(exec_, league_, row_block_, 1),
-                        F(A_, x, y, alpha, beta));
-            return;
-          }
-        }
-        team_launch(label_, Kokkos::TeamPolicy<Exec, impl::RowBlockTag>(exec_, league_, row_block_, 1),
+        using Bounds = std::conditional_t<(min_blocks > 0), Kokkos::LaunchBounds<impl::gpu_row_block_rows, min_blocks>,
+                                          Kokkos::LaunchBounds<>>;
+        team_launch(label_, Kokkos::TeamPolicy<Exec, impl::RowBlockTag, Bounds>(exec_, league_, row_block_, 1),
                     F(A_, x, y, alpha, beta));
         return;
       }

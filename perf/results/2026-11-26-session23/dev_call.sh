@@ -75,6 +75,10 @@ case "$1" in
     grep -E "one vector|K=" $RES/pair-fc.txt; pack
     timeout $(left 560) $X $AE 5 > $RES/pair-ae.txt 2>&1; echo "pair ae rc $?" | tee -a $RES/log.txt
     grep -E "one vector|K=" $RES/pair-ae.txt ;;
+  tests)  # the CUDA test executable alone (row blocks capped at 256 rows for the bounded kernels)
+    build "cispmv_test_cuda" 560
+    timeout $(left) build/cuda/unit_tests/cispmv_test_cuda > $RES/test-cuda.txt 2>&1; echo "tests rc $?" | tee -a $RES/log.txt
+    grep -E "FAILED|PASSED|tests from" $RES/test-cuda.txt | tail -5 ;;
   blocks)  # spmv_bench: one vector (csell automatic, Kokkos Kernels, cuSPARSE) and k = 2, 4, 8, 16
     timeout $(left) $B --matrix $3 --vectors ${VECS:-2,4,8,16} --iterations ${ITERS:-20} --repetitions 5 --out-dir $RES/$2 \
       --benchmark_filter="${FILTER:-$ONE|$MANY}" > $RES/$2.txt 2>&1

@@ -77,8 +77,9 @@ struct SpmvFunctorBase {
   /// thread each: operator()(RowBlockTag, team)) say so, so that the warps an SM holds at once work
   /// on neighbouring rows and share their lines of x in L1.
   static constexpr bool has_row_block_launch = false;
-  /// Blocks per SM that the row-block launch of the default size (gpu_row_block_rows) asks the compiler to
-  /// fit (Kokkos::LaunchBounds; its register budget, and the schedule it makes with it), 0 for none.
+  /// Blocks per SM that the row-block launch asks the compiler to fit (Kokkos::LaunchBounds for blocks of at most
+  /// gpu_row_block_rows rows: its register budget, and the schedule it makes with it; the plan then caps
+  /// SpmvOptions::rows_per_team there), 0 for none.
   static constexpr int row_block_min_blocks = 0;
   /// Unrolled kernels with a second loop for some matrices (csell with values inline: its loads one
   /// group ahead) say so, and which matrices take it. On GPUs the plan launches those as Unroll = -4

@@ -160,7 +160,8 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
   static constexpr bool has_ahead_loop = true;
   static bool runs_ahead(const Matrix& A) { return !A.uses_table; }
   static constexpr bool has_row_block_launch = true;
-  /// The plain loop's row blocks (Unroll > 0) launch with bounds for 4 blocks of 256 threads per SM: told the
+  /// The plain loop's row blocks (Unroll > 0) launch with bounds for 4 blocks of 256 threads per SM (blocks of
+  /// at most 256 rows, SpmvOptions::rows_per_team capped there; 512 and 1,024 never won: session 9): told the
   /// block size, ptxas takes 64 registers instead of 44 and keeps more of a thread's loads in flight (ncu,
   /// frozen core: 4 blocks instead of 5, long-scoreboard stalls per instruction 14.1 against 18.2, the same
   /// L1 wavefronts). H200, ms, unroll 4 with a table (perf/results/2026-11-26-session23/, s23-f and s23-h),
