@@ -436,7 +436,9 @@ TYPED_TEST(SpmvTest, CompressedSellEveryUnrollMatchesHostOracle) {
         // the plain loop: launch bounds, so blocks of at most impl::gpu_row_block_rows; the loop ahead: none
         const bool bounded = d.find("loads ahead") == std::string::npos;
         EXPECT_EQ(d.find("launch bounds") != std::string::npos, bounded) << d;
-        if (bounded) EXPECT_EQ(block, std::min(rows, impl::gpu_row_block_rows)) << d;
+        if (bounded) {
+          EXPECT_EQ(block, std::min(rows, impl::gpu_row_block_rows)) << d;
+        }
       }
     }
   }

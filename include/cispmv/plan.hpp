@@ -187,7 +187,8 @@ class SpmvPlan {
   /// Vector kernels: rows per team, rows a team works on concurrently, lanes per row; unroll factor
   /// (also csell's thread-per-row kernel on GPUs; 1 where a kernel has none). csell's thread-per-row
   /// kernel, launched on GPUs as blocks of SpmvOptions::rows_per_team rows (0:
-  /// impl::gpu_row_block_rows), says so in description().
+  /// impl::gpu_row_block_rows; at most that many for its plain loop, compiled with launch bounds),
+  /// says so in description().
   int rows_per_team() const { return shape_.rows_per_team; }
   int team_size() const { return shape_.team_size; }
   int vector_length() const { return shape_.vector_length; }
@@ -283,8 +284,8 @@ class SpmvPlan {
                                     std::to_string(opts_.rows_per_team));
       }
       row_block_ = opts_.rows_per_team > 0 ? opts_.rows_per_team : impl::gpu_row_block_rows;
-      // never more threads than the kernel's registers allow (csell with values inline, unroll 8,
-      // double: 512 on an H200)
+      // never more threads than the kernel's registers allow (the loop ahead: csell with values inline,
+      // unroll 8, double: 512 on an H200) or its launch bounds (the plain loop: 256)
       with_unroll([&](auto u) { clamp_row_block<decltype(u)::value>(); });
       league_ = teams_of(row_block_);
     }
