@@ -3,7 +3,8 @@
 // the default algorithm and CSR_ALG2, and its Sliced ELLPACK against ours).
 //
 //   spmv_bench [--matrix NAME|FILE|fcidump:FILE:LEVEL]... [--space device|host] [--float] [--sweep]
-//              [--iterations N] [--repetitions N] [--out-dir DIR] [--vectors K,K,...] [Google Benchmark flags]
+//              [--iterations N] [--repetitions N] [--out-dir DIR] [--vectors K,K,...] [--kokkos3-cache-config]
+//              [Google Benchmark flags]
 //
 // Per benchmark: the median over repetitions of fenced, manually timed runs (Kokkos::Timer around
 // one spmv between two fences); counters GB/s (spmv_traffic_bytes: the format's arrays + x + y, see
@@ -13,7 +14,9 @@
 // skipped with an error, never reported as fast). --sweep adds the rows-per-team x vector-length x
 // unroll study (the paper's block-size study, Tables 6-8) for the CSR and hybrid vector kernels.
 // --vectors 1,2,4,8,16 adds the multi-vector products Y = A*X (cispmv's rank-2 plans, Kokkos Kernels'
-// rank-2 spmv, cuSPARSE SpMM) with counter ms_per_vector.
+// rank-2 spmv, cuSPARSE SpMM) with counter ms_per_vector. On CUDA the baselines run under CUDA's
+// default device-wide cache configuration, which Kokkos 3 changes at start-up and this bench puts back
+// (set_device_cache_config; --kokkos3-cache-config keeps Kokkos 3's, as every run before session 24).
 // Results: the console table, and <out-dir>/<matrix>-<space>.json per matrix.
 #include <benchmark/benchmark.h>
 #include <Kokkos_Core.hpp>
@@ -41,6 +44,7 @@
 #include <limits>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,8 +61,33 @@ struct Settings {
   int iterations = 50;
   int repetitions = 5;
   std::string out_dir = ".";
-  std::vector<int> vectors;  ///< --vectors: block widths k of the multi-vector benchmarks
+  std::vector<int> vectors;           ///< --vectors: block widths k of the multi-vector benchmarks
+  bool kokkos3_cache_config = false;  ///< --kokkos3-cache-config: keep Kokkos 3's device-wide shared-memory preference
 };
+
+/// The device-wide L1 / shared-memory preference the baselines run under. Kokkos 3.x's CUDA
+/// initialisation calls cudaDeviceSetCacheConfig(cudaFuncCachePreferShared) for the whole device
+/// (Kokkos_Cuda_Instance.cpp; Kokkos 4 does not): every kernel that does not set its own preference,
+/// cuSPARSE's among them, then runs with the smallest L1, and its gathers of x miss. A cuSPARSE user
+/// without Kokkos 3 never sees that, so the bench puts CUDA's default back before anything runs
+/// (cudaFuncCachePreferNone); --kokkos3-cache-config keeps Kokkos 3's setting (every run before
+/// session 24's fix). Kokkos' own launches (cispmv's kernels, Kokkos Kernels') set a preference per
+/// kernel at every launch, so this changes nothing for them. Returns what the runs get, for the report.
+std::string set_device_cache_config(bool keep_kokkos3) {
+#if defined(KOKKOS_ENABLE_CUDA) && KOKKOS_VERSION < 40000
+  if (keep_kokkos3) return "prefer shared (Kokkos 3's device-wide setting, kept by --kokkos3-cache-config)";
+  const cudaError_t e = cudaDeviceSetCacheConfig(cudaFuncCachePreferNone);
+  if (e != cudaSuccess)
+    throw std::runtime_error(std::string("cudaDeviceSetCacheConfig failed: ") + cudaGetErrorString(e));
+  return "prefer none (CUDA's default, put back over Kokkos 3's device-wide prefer shared)";
+#elif defined(KOKKOS_ENABLE_CUDA)
+  (void)keep_kokkos3;
+  return "prefer none (CUDA's default: Kokkos 4 sets none device-wide)";
+#else
+  (void)keep_kokkos3;
+  return "";
+#endif
+}
 
 /// Sends every report to the console and to a JSON file (Google Benchmark's own file reporter is tied
 /// to one --benchmark_out file per process; the suite writes one file per matrix).
@@ -645,6 +674,13 @@ int run_space(const Settings& settings) {
                                             : device_name());
   benchmark::AddCustomContext("copy_bandwidth_GBps", std::to_string(copy_bw * 1e-9));
   benchmark::AddCustomContext("precision", settings.single ? "float" : "double");
+  if (impl::is_gpu_space_v<Exec>) {
+    const std::string cache = set_device_cache_config(settings.kokkos3_cache_config);
+    if (!cache.empty()) {
+      benchmark::AddCustomContext("cuda_device_cache_config", cache);
+      std::cerr << "spmv_bench: CUDA device cache configuration: " << cache << "\n";
+    }
+  }
   std::cerr << "spmv_bench: " << configuration_string() << "\nspmv_bench: space " << Exec::name() << ", copy bandwidth "
             << copy_bw * 1e-9 << " GB/s (read + write of " << (copy_bytes >> 20) << " MiB)\n";
   if constexpr (!impl::is_gpu_space_v<Exec>) {  // csell's CPU walk (impl::host_simd) and how it reads a table here
@@ -735,6 +771,8 @@ int main(int argc, char* argv[]) {
       settings.repetitions = std::stoi(value());
     else if (a == "--out-dir")
       settings.out_dir = value();
+    else if (a == "--kokkos3-cache-config")
+      settings.kokkos3_cache_config = true;
     else if (a == "--vectors") {
       std::stringstream list(value());
       for (std::string k; std::getline(list, k, ',');) {
