@@ -40,6 +40,11 @@ case "$1" in
     bench k4-fc $FC "$ONE|$MANY" "--vectors 2,4,8,16"
     ITERS=10 bench k4-ae $AE "$ONE|$MANY" "--vectors 2,4,8,16"
     bench k4-p32 paper32k-1 "$ONEG" "" ;;
+  scaled3)  # Kokkos 3.4 build (cold): scaled-1048576 with the baselines under CUDA's default
+    B=build/cuda/perf/spmv_bench
+    TARGETS="spmv_bench" timeout 450 bash perf/run_on_device.sh build > /dev/null || { tail -5 $RES/log.txt; grep -B2 -A8 error $RES/build.txt | head -40; pack; exit 1; }
+    echo "build took $(( $(date +%s) - s )) s" | tee -a $RES/log.txt; rm -f $RES/bootstrap.txt $RES/build.txt
+    bench k3-scaled scaled-1048576 "$ONEG" "" ;;
   ae4)  # the warm machine: what did not fit
     B=build/${BUILD:-cuda-kokkos4}/perf/spmv_bench
     ITERS=10 bench ${TAG:-k4-ae} $AE "$ONE|$MANY" "--vectors 2,4,8,16"
