@@ -224,8 +224,9 @@ TYPED_TEST(SpmvBlockTest, CompressedSellHostBlockWalkMatchesHostOracle) {
 // csell's pair kernels (one pair of X per lane, slices of 32 rows with one lane each, X's rows K apart:
 // impl::PairTag, variant 0 values inline, 1 through the table) against the oracle: a table, rows mostly
 // in R, values inline, rows sorted in windows, jump slots; rows shorter and longer than the kernels' groups
-// (4 and 12 entries) and not whole groups; 4, 8 and 16 columns take them, 2 and 6 (X's rows not K apart) the
-// generic lane walk; every beta case. The variant each matrix gets, and the automatic lane width, is checked.
+// (4 and 12 entries) and not whole groups; 4, 8 and 16 columns take them, 2 columns the 4-column launch's
+// variants for X's rows 2 apart (2 and 3), 6 (X's rows not K apart) the generic lane walk; every beta case.
+// The variant each matrix and X get, and the automatic lane width, is checked.
 TYPED_TEST(SpmvBlockTest, CompressedSellPairKernelsMatchHostOracle) {
   using Scalar = TypeParam;
   using Exec = TEST_EXECSPACE;
@@ -249,11 +250,19 @@ TYPED_TEST(SpmvBlockTest, CompressedSellPairKernelsMatchHostOracle) {
     using Block = Kokkos::View<const Scalar**, Kokkos::LayoutRight, typename Exec::memory_space>;
     using Out = Kokkos::View<Scalar**, Kokkos::LayoutRight, typename Exec::memory_space>;
     using F = cispmv::impl::SpmvBlockFunctor<Exec, std::remove_const_t<decltype(D)>, Block, Out, 8>;
+    using F4 = cispmv::impl::SpmvBlockFunctor<Exec, std::remove_const_t<decltype(D)>, Block, Out, 4>;
+    static_assert(F::pair_variants == 2 && F4::pair_variants == 4);
     const Out y8("y8", oracle->num_rows, 8);
     const Block x8 = Out("x8", oracle->num_cols, 8), x6 = Out("x6", oracle->num_cols, 6);
+    const Block x4 = Out("x4", oracle->num_cols, 4), x2 = Out("x2", oracle->num_cols, 2);
     EXPECT_EQ(F(D, x8, y8, 1, 0, 0, 8).pair_variant(), variant);
     EXPECT_EQ(F(D, x6, y8, 1, 0, 0, 6).pair_variant(), -1);  // X's rows 6 apart
+    EXPECT_EQ(F(D, x2, y8, 1, 0, 0, 2).pair_variant(), -1);  // 2 apart: the 4-column launch's variants only
+    EXPECT_EQ(F4(D, x4, y8, 1, 0, 0, 4).pair_variant(), variant);
+    EXPECT_EQ(F4(D, x2, y8, 1, 0, 0, 2).pair_variant(), variant >= 0 ? variant + 2 : -1);
+    EXPECT_EQ(F4(D, x6, y8, 1, 0, 0, 4).pair_variant(), -1);
     EXPECT_EQ(F(D, x8, y8, 1, 0, 0, 8).automatic_lane_columns(), variant >= 0 ? 2 : 4);
+    EXPECT_EQ(F4(D, x2, y8, 1, 0, 0, 2).automatic_lane_columns(), variant >= 0 ? 2 : 4);
     EXPECT_EQ(F(D, x6, y8, 1, 0, 0, 6).automatic_lane_columns(), 4);
     SpmvOptions opts;
     opts.block_shape = BlockShape::lanes;
@@ -262,7 +271,10 @@ TYPED_TEST(SpmvBlockTest, CompressedSellPairKernelsMatchHostOracle) {
       expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(C, *oracle, opts, k, Scalar(1.5), Scalar(0));
     expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(C, *oracle, opts, 8, Scalar(1), Scalar(1));
     expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(C, *oracle, opts, 4, Scalar(-1), Scalar(-0.5));
-    opts.lane_columns = 0;  // automatic: the pair kernel at 16 columns too
+    expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(C, *oracle, opts, 2, Scalar(1), Scalar(1));
+    expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(C, *oracle, opts, 2, Scalar(-1), Scalar(-0.5));
+    opts.lane_columns = 0;  // automatic: the pair kernel at 2 and 16 columns too
+    expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(C, *oracle, opts, 2, Scalar(1), Scalar(0));
     expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(C, *oracle, opts, 16, Scalar(1), Scalar(0));
   }
 }

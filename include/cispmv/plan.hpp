@@ -581,15 +581,19 @@ class SpmvPlan {
   // one pair per lane: the format's own kernel for this matrix and X where it has one (pair_variant)
   template <class F>
   void launch_pairs(const F& f) const {
+    static_assert(F::pair_variants <= 4, "cispmv: launch_pairs launches variants 0 to 3");
+    const int variant = f.pair_variant();
     if constexpr (F::pair_variants > 0) {
-      static_assert(F::pair_variants <= 2, "cispmv: launch_pairs launches variants 0 and 1");
-      switch (f.pair_variant()) {
-        case 0: launch_pair_kernel<impl::PairTag<0>>(f); return;
-        case 1:
-          if constexpr (F::pair_variants > 1) launch_pair_kernel<impl::PairTag<1>>(f);
-          return;
-        default: break;
-      }
+      if (variant == 0) return launch_pair_kernel<impl::PairTag<0>>(f);
+    }
+    if constexpr (F::pair_variants > 1) {
+      if (variant == 1) return launch_pair_kernel<impl::PairTag<1>>(f);
+    }
+    if constexpr (F::pair_variants > 2) {
+      if (variant == 2) return launch_pair_kernel<impl::PairTag<2>>(f);
+    }
+    if constexpr (F::pair_variants > 3) {
+      if (variant == 3) return launch_pair_kernel<impl::PairTag<3>>(f);
     }
     launch_lanes<impl::LaneTag<2, 1>>(f);
   }

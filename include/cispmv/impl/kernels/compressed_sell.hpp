@@ -395,17 +395,24 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
   /// (pair_lane; else the generic LaneTag<2, 1>): variant 0 values inline and R empty (as the encoder
   /// leaves it without a table), 1 through the table, each a kernel of its own (in one kernel the
   /// table's registers and R's loop cost the inline walk: 42 registers against 32, session 21).
-  static constexpr int pair_variants = 2;
+  /// Launches of 4 columns also have variants 2 and 3, the same with X's rows 2 apart: two columns
+  /// (the plan has no width 2; one lane per row then, instead of the generic walk of two pairs, half
+  /// of them masked).
+  static constexpr int pair_variants = K == 4 ? 4 : 2;
   int pair_variant() const {
     const Matrix& A = this->A;
-    if (A.slice_height != pair_slice_height || A.row_lanes != 1 || static_cast<std::int64_t>(this->x.stride(0)) != K)
-      return -1;
-    if (A.uses_table) return 1;
-    return A.rest_nnz() == 0 ? 0 : -1;
+    if (A.slice_height != pair_slice_height || A.row_lanes != 1) return -1;
+    const auto stride = static_cast<std::int64_t>(this->x.stride(0));
+    const int narrow = K == 4 && stride == 2 ? 2 : 0;  // variants 2 and 3: X's rows 2 apart
+    if (stride != K && narrow == 0) return -1;
+    if (A.uses_table) return narrow + 1;
+    return A.rest_nnz() == 0 ? narrow : -1;
   }
   template <int Variant>
   KOKKOS_INLINE_FUNCTION void operator()(PairTag<Variant>, const std::int64_t t) const {
-    pair_lane<Variant == 1>(t);
+    constexpr bool through_table = Variant % 2 == 1;
+    constexpr int x_stride = Variant < 2 ? K : 2;  // X's rows apart
+    pair_lane<through_table, x_stride>(t);
   }
   /// On GPUs the pair kernels run as teams of pair_team_size consecutive lanes (SpmvPlan::launch_pair_kernel):
   /// a RangePolicy lets Kokkos choose the block size with the most warps per SM, and at the 69 registers of
@@ -416,7 +423,7 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
   static constexpr int pair_team_size = 128;
   template <int Variant>
   KOKKOS_INLINE_FUNCTION void operator()(PairTag<Variant>, const typename Base::team_member& team) const {
-    pair_lane<Variant == 1>(static_cast<std::int64_t>(team.league_rank()) * team.team_size() + team.team_rank());
+    (*this)(PairTag<Variant>(), static_cast<std::int64_t>(team.league_rank()) * team.team_size() + team.team_rank());
   }
 
   /// Thread per row: each entry decoded once for the K columns (two entries' loads in flight).
@@ -493,18 +500,18 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
   /// The raw CUDA kernel of session 21 (4 at a time, no grid-stride loop) 0.590 / 6.09.
   template <bool Table>
   static constexpr int pair_unroll = Table ? -4 : -12;
-  template <bool Table>
+  template <bool Table, int Stride>
   KOKKOS_FORCEINLINE_FUNCTION void pair_lane(const std::int64_t t) const {
     const Matrix& A = this->A;
     const O row = static_cast<O>(t >> this->lane_shift);
     const int j = static_cast<int>(t & ((std::int64_t(1) << this->lane_shift) - 1));
     if (row >= A.num_rows || 2 * j >= this->columns) return;
-    // X's rows are K apart (pair_variant): a gather's address is one wide multiply-add
+    // X's rows are Stride apart (pair_variant): a gather's address is one wide multiply-add
     const S* const xj = this->x.data() + (this->first + 2 * j);
     S s0 = 0, s1 = 0;
     const auto gather = [&](const S v, const O col) {
       S xv[2];
-      load_pair(xj + static_cast<std::int64_t>(col) * K, xv);
+      load_pair(xj + static_cast<std::int64_t>(col) * Stride, xv);
       s0 += v * xv[0];
       s1 += v * xv[1];
     };
