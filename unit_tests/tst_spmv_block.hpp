@@ -327,6 +327,74 @@ TEST(TEST_CATEGORY, LaneShapeOnBlocksOfAWiderBufferMatchesOneVectorAtATime) {
   }
 }
 
+// The row stride impl::block_buffer_stride gives a caller's row-major buffer for blocks of c columns (the
+// block Davidson's): on GPUs the launch's compiled width, so that csell's pair kernel takes the buffer's
+// first c columns (c even: the Davidson pads odd blocks); elsewhere c rounded up to even, where it takes
+// only 2 and 4. Each block's product equals the single-vector products; the buffer's other columns are
+// left alone.
+TEST(TEST_CATEGORY, BlockBufferStrideGivesCsellsPairKernelOnGpus) {
+  using Exec = TEST_EXECSPACE;
+  using Mem = TEST_MEMSPACE;
+  using cispmv::impl::block_buffer_stride;
+  constexpr bool gpu = cispmv::impl::is_gpu_space_v<Exec>;
+  const std::vector<std::pair<int, int>> strides =
+      gpu ? std::vector<std::pair<int, int>>{{2, 2}, {3, 4},  {4, 4},   {5, 8},  {6, 8},
+                                             {8, 8}, {9, 16}, {10, 16}, {16, 16}}
+          : std::vector<std::pair<int, int>>{{2, 2}, {3, 4},  {4, 4},   {5, 6},  {6, 6},
+                                             {8, 8}, {9, 10}, {10, 10}, {16, 16}};
+  for (const auto& [columns, stride] : strides) EXPECT_EQ(block_buffer_stride<Exec>(columns), stride) << columns;
+  static_assert(cispmv::impl::block_width_for(2) == 4 && cispmv::impl::block_width_for(6) == 8 &&
+                cispmv::impl::block_width_for(10) == 16 && cispmv::impl::block_width_for(1) == 1);
+
+  const auto hA = cispmv::test::csell_test_matrix<double>(79);
+  const int n = hA.num_rows;
+  const auto D = to_device<Exec>(to_compressed_sell(hA, 32, 65536, 2.0));  // values inline: pair variant 0
+  using Dev = std::remove_const_t<decltype(D)>;
+  using Buffer = Kokkos::View<double**, Kokkos::LayoutRight, Mem>;
+  const auto run = [&](auto width, const int columns) {
+    constexpr int K = decltype(width)::value;
+    SCOPED_TRACE(std::to_string(columns) + " columns");
+    const int stride = block_buffer_stride<Exec>(columns);
+    Buffer xbuf("x", hA.num_cols, stride), ybuf("y", n, stride);
+    auto hx = Kokkos::create_mirror_view(xbuf);
+    for (int j = 0; j < stride; ++j) {
+      const auto xj = cispmv::test::random_vector<double>(hA.num_cols, 500 + j);
+      for (int i = 0; i < hA.num_cols; ++i) hx(i, j) = xj(i);
+    }
+    Kokkos::deep_copy(xbuf, hx);
+    Kokkos::deep_copy(ybuf, 7.0);
+    const auto x = Kokkos::subview(xbuf, Kokkos::ALL(), Kokkos::make_pair(0, columns));
+    const auto y = Kokkos::subview(ybuf, Kokkos::ALL(), Kokkos::make_pair(0, columns));
+    using XRandom = Kokkos::View<const double**, typename decltype(x)::array_layout, typename decltype(x)::device_type,
+                                 Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
+    using F = cispmv::impl::SpmvBlockFunctor<Exec, Dev, XRandom, decltype(y), K>;
+    EXPECT_EQ(K, cispmv::impl::block_width_for(columns));              // the launch the plan makes
+    const bool rows_k_apart = stride == K || (K == 4 && stride == 2);  // what pair_variant asks of X
+    if (gpu) {
+      EXPECT_TRUE(rows_k_apart);
+    }
+    EXPECT_EQ(F(D, x, y, 1, 0, 0, columns).pair_variant() >= 0, rows_k_apart);
+    const SpmvPlan<Exec, Dev> plan(Exec(), D, SpmvOptions{});
+    plan.apply(1.5, x, 0.0, y);
+    const auto hy = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ybuf);
+    Kokkos::View<double*, Mem> y1("y1", n);
+    for (int j = 0; j < columns; ++j) {
+      spmv(Exec(), 1.5, D, Kokkos::subview(xbuf, Kokkos::ALL(), j), 0.0, y1);
+      const auto h1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y1);
+      for (int i = 0; i < n; ++i)
+        ASSERT_NEAR(hy(i, j), h1(i), 1e-12 * (1 + std::abs(h1(i)))) << "row " << i << ", column " << j;
+    }
+    for (int j = columns; j < stride; ++j) {
+      for (int i = 0; i < n; ++i) ASSERT_EQ(hy(i, j), 7.0) << "row " << i << " of the buffer's column " << j;
+    }
+  };
+  run(std::integral_constant<int, 4>(), 2);
+  run(std::integral_constant<int, 4>(), 4);
+  run(std::integral_constant<int, 8>(), 6);
+  run(std::integral_constant<int, 16>(), 10);
+  run(std::integral_constant<int, 16>(), 12);
+}
+
 TEST(TEST_CATEGORY, SeveralVectorsWithMismatchedColumnsThrowWithTheSizes) {
   using Exec = TEST_EXECSPACE;
   const auto A = to_device<Exec>(cispmv::test::random_irregular<double>(20, 30, 5, 4));

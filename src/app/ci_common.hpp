@@ -23,13 +23,14 @@ inline constexpr double davidson_reads = 20.0;
 
 /// Bytes of Davidson's vectors for `rows` rows, `roots` roots and `guards` blocks' guards (the irreps
 /// of irrep_blocks; see DavidsonOptions::row_blocks): V and AV (max(24, 8 (roots + guards)) columns
-/// each), residuals, restart scratch, and the row-major blocks of the block products (an even number
-/// of columns each, where more than one vector is multiplied at a time).
+/// each), residuals, restart scratch, and the row-major blocks of the block products (two buffers of
+/// impl::block_buffer_stride columns on the default execution space, where more than one vector is
+/// multiplied at a time).
 inline double davidson_vector_bytes(int roots, double rows, int guards = 0) {
   const int active = roots + guards;
   const int subspace = std::max(24, 8 * active);
   const int block = std::min(16, active + guards);
-  const double blocks = active > 1 ? 2.0 * (block + block % 2) : 0.0;
+  const double blocks = active > 1 ? 2.0 * impl::block_buffer_stride<Kokkos::DefaultExecutionSpace>(block) : 0.0;
   return (2.0 * subspace + 4.0 * active + 4.0 + blocks) * rows * sizeof(double);
 }
 

@@ -753,9 +753,11 @@ class Davidson {
     if constexpr (has_block_apply<Operator>::value) {                   // row-major blocks of the products (see apply)
       const int start = std::max(k_, opts_.num_guesses) + 2 * guards_;  // unit and random vectors per block
       const int width = std::min(std::max(k_ + guards_, start), 16);
-      if (width > 1) {  // an even row stride: the lane shape then loads X in aligned pairs
-        X_ = Block(alloc("cispmv::davidson::X"), n_, width + width % 2);
-        Y_block_ = Block(alloc("cispmv::davidson::AX"), n_, width + width % 2);
+      if (width > 1) {  // an even row stride (the lane shape loads X in aligned pairs); on GPUs the
+                        // launch's compiled width, which the formats' pair kernels want
+        const int stride = cispmv::impl::block_buffer_stride<Exec>(width);
+        X_ = Block(alloc("cispmv::davidson::X"), n_, stride);
+        Y_block_ = Block(alloc("cispmv::davidson::AX"), n_, stride);
       }
     }
     Y_host_ = Kokkos::create_mirror_view(Y_);

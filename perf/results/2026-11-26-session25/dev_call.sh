@@ -58,6 +58,26 @@ case "$1" in
     export OMP_PROC_BIND=spread OMP_PLACES=cores
     ITERS=10 bench k4-fc-host $FC "kokkos-kernels/native|csell/automatic" "--space host"
     ITERS=5 bench k4-ae-host $AE "kokkos-kernels/native|csell/automatic/lanes:1/sort:(none|64)/" "--space host" ;;
+  width)  # Kokkos 3.4 build (cold): the Davidson's buffer widths (perf/width_exp.cpp), frozen core and all-electron
+    TARGETS="width_exp" timeout 400 bash perf/run_on_device.sh build > /dev/null ||
+      { tail -5 $RES/log.txt; grep -B2 -A8 error $RES/build.txt | head -40; pack; exit 1; }
+    echo "build took $(( $(date +%s) - s )) s" | tee -a $RES/log.txt; rm -f $RES/bootstrap.txt $RES/build.txt $RES/configure.txt
+    timeout $(left 585) build/cuda/perf/width_exp $FC 20 > $RES/width-fc.txt 2>&1; echo "width fc rc $?" | tee -a $RES/log.txt
+    cat $RES/width-fc.txt | tee -a $RES/log.txt; pack
+    timeout $(left 585) build/cuda/perf/width_exp $AE 5 > $RES/width-ae.txt 2>&1; echo "width ae rc $?" | tee -a $RES/log.txt
+    cat $RES/width-ae.txt | tee -a $RES/log.txt ;;
+  davidson)  # Kokkos 3.4 build (cold): the Davidson's buffers at the compiled widths: CUDA tests, cispmv ci 1 and 5 roots
+    TARGETS="cispmv_test_cuda cispmv_cli" timeout 450 bash perf/run_on_device.sh build > /dev/null ||
+      { tail -5 $RES/log.txt; grep -B2 -A8 error $RES/build.txt | head -40; pack; exit 1; }
+    echo "build took $(( $(date +%s) - s )) s" | tee -a $RES/log.txt; rm -f $RES/bootstrap.txt $RES/build.txt $RES/configure.txt
+    tests cuda
+    for run in "h2o_631g.fcidump --level 10 --all-irreps --roots 1" "h2o_631g.fcidump --level 10 --all-irreps --roots 5" \
+               "h2o_631g_fc.fcidump --level 8 --all-irreps --roots 5"; do
+      tag=$(echo "$run" | tr -d ' -' | tr '.' '_')
+      /usr/bin/time -v timeout $(left 585) build/cuda/src/app/cispmv ci unit_tests/data/$run > $RES/ci-$tag.txt 2> $RES/ci-$tag.time
+      echo "ci $run: rc $?" | tee -a $RES/log.txt; grep -E "Elapsed" $RES/ci-$tag.time | tee -a $RES/log.txt
+      grep -E "^automatic|^timings|^total|root|products" $RES/ci-$tag.txt | head -20 | tee -a $RES/log.txt
+    done ;;
   ae4)  # the warm machine: the all-electron matrix under Kokkos 4.6, k = 1-16
     B=build/${BUILD:-cuda-kokkos4}/perf/spmv_bench
     ITERS=10 bench ${TAG:-k4-ae} $AE "$ONE|$MANY" "--vectors 2,4,8,16" ;;

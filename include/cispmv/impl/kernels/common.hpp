@@ -10,6 +10,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "cispmv/impl/backend.hpp"
+
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -216,6 +218,29 @@ inline constexpr int gpu_lane_min_columns = 8;
 
 /// Widest block of columns one multi-vector launch carries (its K); wider X are done in blocks of it.
 inline constexpr int max_block_columns = 16;
+
+/// The K a plan compiles for a launch of `columns` columns (SpmvPlan::launch_block: the narrowest of 1, 4,
+/// 8 and 16 that holds them).
+constexpr int block_width_for(const int columns) {
+  return columns <= 1 ? 1 : columns <= 4 ? 4 : columns <= 8 ? 8 : max_block_columns;
+}
+
+/// Row stride of a row-major buffer whose first `columns` (2 to max_block_columns) columns a caller
+/// multiplies as one block on Exec, as the block Davidson does. On GPUs the compiled width
+/// (block_width_for; 2 for two columns): formats' pair kernels want X's rows K apart (or 2 apart in a
+/// 4-column launch, SpmvBlockFunctorBase::pair_variant), and on a buffer as wide as its block's columns
+/// rounded up to even the Davidson's products never got them. H200, csell as for_block_products builds
+/// it, ms per product of c columns of a W-wide buffer (perf/results/2026-11-26-session25/, s25-width):
+/// frozen-core FCI 6 of 6 / 6 of 8: 0.712 / 0.568, 10 of 10 / 10 of 16: 1.123 / 0.941, 12 of 12 / 12 of 16:
+/// 1.130 / 0.933; all-electron 6.84 / 6.60, 12.24 / 11.30, 12.70 / 11.38. Elsewhere `columns` rounded up to
+/// even (pairs aligned): the CPUs' block walk reads X's rows whole, and wider ones cost it (our 2 cores:
+/// 6 of 8 1.26x the time of 6 of 6).
+template <class Exec>
+int block_buffer_stride(const int columns) {
+  const int even = columns + columns % 2;
+  if constexpr (is_gpu_space_v<Exec>) return even == 2 ? 2 : block_width_for(even);
+  return even;
+}
 
 /// What every multi-vector SpMV functor shares: Y(:, first .. first+columns) = beta*Y + alpha*A*X(:,
 /// the same columns) for columns <= K, the matrix read once for all of them. Each row keeps K sums in
