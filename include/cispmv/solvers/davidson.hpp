@@ -753,8 +753,7 @@ class Davidson {
     if constexpr (has_block_apply<Operator>::value) {                   // row-major blocks of the products (see apply)
       const int start = std::max(k_, opts_.num_guesses) + 2 * guards_;  // unit and random vectors per block
       const int width = std::min(std::max(k_ + guards_, start), 16);
-      if (width > 1) {  // an even row stride (the lane shape loads X in aligned pairs); on GPUs the
-                        // launch's compiled width, which the formats' pair kernels want
+      if (width > 1) {  // room for the widest block; each block is laid out at its own row stride (apply)
         const int stride = cispmv::impl::block_buffer_stride<Exec>(width);
         X_ = Block(alloc("cispmv::davidson::X"), n_, stride);
         Y_block_ = Block(alloc("cispmv::davidson::AX"), n_, stride);
@@ -776,24 +775,29 @@ class Davidson {
   /// AV(:, first:m) = A V(:, first:m): one product per column, or (operators with a block apply) one
   /// per block of columns, which reads the matrix once for all of them. The block goes through
   /// row-major copies (the layout whose gathers touch one or two cache lines per entry), made outside
-  /// the timed products; num_spmv counts matrix reads.
+  /// the timed products, with rows impl::block_buffer_stride apart (on GPUs the width the launch
+  /// compiles, which the formats' pair kernels want, whatever the block's width); num_spmv counts
+  /// matrix reads.
   void apply(int first, int m) {
     if constexpr (has_block_apply<Operator>::value) {
+      const int room = static_cast<int>(X_.extent(1));
       for (int begin = first; begin < m;) {
-        const int width = std::max(1, std::min(m - begin, static_cast<int>(X_.extent(1))));
+        const int width = std::max(1, std::min(m - begin, room));
         if (width == 1) {
           timed([&] { op_.apply(1.0, column(V_, begin), 0.0, column(AV_, begin)); });
         } else {  // an odd block runs with one more column, zeroed, so that the lane shape can load
                   // X in pairs (the extra column costs that shape nothing; its products are dropped)
-          const int even = std::min(width + width % 2, static_cast<int>(X_.extent(1)));
+          const int even = std::min(width + width % 2, room);
+          const int stride = std::min(cispmv::impl::block_buffer_stride<Exec>(even), room);
+          const Block X(X_.data(), n_, stride), Y(Y_block_.data(), n_, stride);  // views of the buffers
           const auto cols = Kokkos::make_pair(begin, begin + width);
-          const auto x = Kokkos::subview(X_, Kokkos::ALL(), Kokkos::make_pair(0, width));
-          const auto y = Kokkos::subview(Y_block_, Kokkos::ALL(), Kokkos::make_pair(0, width));
-          if (even > width) Kokkos::deep_copy(exec_, Kokkos::subview(X_, Kokkos::ALL(), width), 0.0);
+          const auto x = Kokkos::subview(X, Kokkos::ALL(), Kokkos::make_pair(0, width));
+          const auto y = Kokkos::subview(Y, Kokkos::ALL(), Kokkos::make_pair(0, width));
+          if (even > width) Kokkos::deep_copy(exec_, Kokkos::subview(X, Kokkos::ALL(), width), 0.0);
           Kokkos::deep_copy(exec_, x, Kokkos::subview(V_, Kokkos::ALL(), cols));
           timed([&] {
-            op_.apply(1.0, Kokkos::subview(X_, Kokkos::ALL(), Kokkos::make_pair(0, even)), 0.0,
-                      Kokkos::subview(Y_block_, Kokkos::ALL(), Kokkos::make_pair(0, even)));
+            op_.apply(1.0, Kokkos::subview(X, Kokkos::ALL(), Kokkos::make_pair(0, even)), 0.0,
+                      Kokkos::subview(Y, Kokkos::ALL(), Kokkos::make_pair(0, even)));
           });
           Kokkos::deep_copy(exec_, Kokkos::subview(AV_, Kokkos::ALL(), cols), y);
         }

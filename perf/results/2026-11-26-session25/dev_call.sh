@@ -78,6 +78,32 @@ case "$1" in
       echo "ci $run: rc $?" | tee -a $RES/log.txt; grep -E "Elapsed" $RES/ci-$tag.time | tee -a $RES/log.txt
       grep -E "^automatic|^timings|^total|root|products" $RES/ci-$tag.txt | head -20 | tee -a $RES/log.txt
     done ;;
+  ab)  # Kokkos 3.4 build (cold): cispmv ci with the Davidson's blocks at their own strides (the working tree) against
+       # d749d2f (abold/: `git archive d749d2f CMakeLists.txt CMakePresets.json cmake include src LICENSE README.md`), CUDA tests
+    bash cmake/bootstrap.sh --preset cuda --arch $ARCH --source .deps/kokkos-src.tgz --jobs 16 > $RES/bootstrap.txt 2>&1 ||
+      { tail -20 $RES/bootstrap.txt; pack; exit 1; }
+    echo "bootstrap at $(( $(date +%s) - s )) s" | tee -a $RES/log.txt
+    ln -s ../.deps abold/.deps
+    ( cd abold && cmake --preset cuda -DCISPMV_ENABLE_TESTS=OFF -DCISPMV_ENABLE_PERF=OFF > $RES/configure-old.txt 2>&1 &&
+      timeout $(left 470) cmake --build --preset cuda --parallel 6 --target cispmv_cli > $RES/build-old.txt 2>&1;
+      echo "old build rc $? at $(( $(date +%s) - s )) s" | tee -a $RES/log.txt ) &
+    cmake --preset cuda > $RES/configure.txt 2>&1 && timeout $(left 470) cmake --build --preset cuda --parallel 12 \
+      --target cispmv_cli cispmv_test_cuda > $RES/build.txt 2>&1
+    echo "new build rc $? at $(( $(date +%s) - s )) s" | tee -a $RES/log.txt; wait
+    grep -B2 -A8 " error" $RES/build.txt $RES/build-old.txt | head -30; rm -f $RES/bootstrap.txt $RES/build*.txt $RES/configure*.txt
+    tests cuda
+    for rep in 1 2; do
+      for run in "h2o_631g.fcidump --level 10 --all-irreps --roots 1" "h2o_631g.fcidump --level 10 --all-irreps --roots 5" \
+                 "h2o_631g_fc.fcidump --level 8 --all-irreps --roots 5"; do
+        for which in old new; do
+          cli=build/cuda/src/app/cispmv; [ $which = old ] && cli=abold/build/cuda/src/app/cispmv
+          tag=$which-$rep-$(echo "$run" | tr -d ' -' | tr '.' '_')
+          /usr/bin/time -v timeout $(left 585) $cli ci unit_tests/data/$run > $RES/ci-$tag.txt 2> $RES/ci-$tag.time
+          echo "$which ci $run: rc $? $(grep -E 'Elapsed' $RES/ci-$tag.time)" | tee -a $RES/log.txt
+          grep -E "^timings" $RES/ci-$tag.txt | tee -a $RES/log.txt
+        done
+      done
+    done ;;
   ae4)  # the warm machine: the all-electron matrix under Kokkos 4.6, k = 1-16
     B=build/${BUILD:-cuda-kokkos4}/perf/spmv_bench
     ITERS=10 bench ${TAG:-k4-ae} $AE "$ONE|$MANY" "--vectors 2,4,8,16" ;;
