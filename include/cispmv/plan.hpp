@@ -508,17 +508,18 @@ class SpmvPlan {
     }
   }
 
-  // the narrowest compiled block width (1, 4, 8, 16) that holds `columns`; the rest are masked
+  // the narrowest compiled block width that holds `columns` (impl::block_width_for, which callers' buffer
+  // strides follow: impl::block_buffer_stride); the rest are masked
   template <class XView, class YView>
   void launch_block(value_type alpha, const XView& x, value_type beta, const YView& y, int first, int columns) const {
-    if (columns <= 1) {
-      launch_block_width<1>(alpha, x, beta, y, first, columns);
-    } else if (columns <= 4) {
-      launch_block_width<4>(alpha, x, beta, y, first, columns);
-    } else if (columns <= 8) {
-      launch_block_width<8>(alpha, x, beta, y, first, columns);
-    } else {
-      launch_block_width<impl::max_block_columns>(alpha, x, beta, y, first, columns);
+    switch (impl::block_width_for(columns)) {
+      case 1: launch_block_width<1>(alpha, x, beta, y, first, columns); break;
+      case 4: launch_block_width<4>(alpha, x, beta, y, first, columns); break;
+      case 8: launch_block_width<8>(alpha, x, beta, y, first, columns); break;
+      default:
+        static_assert(impl::block_width_for(impl::max_block_columns) == impl::max_block_columns);
+        launch_block_width<impl::max_block_columns>(alpha, x, beta, y, first, columns);
+        break;
     }
   }
 
