@@ -14,7 +14,9 @@
 // skipped with an error, never reported as fast). --sweep adds the rows-per-team x vector-length x
 // unroll study (the paper's block-size study, Tables 6-8) for the CSR and hybrid vector kernels.
 // --vectors 1,2,4,8,16 adds the multi-vector products Y = A*X (cispmv's rank-2 plans, Kokkos Kernels'
-// rank-2 spmv, cuSPARSE SpMM) with counter ms_per_vector. On CUDA the baselines run under CUDA's
+// rank-2 spmv, cuSPARSE SpMM) with counter ms_per_vector. A matrix fcidump:FILE:LEVEL also gets
+// "ci-factored": the same Hamiltonian applied from its integrals and string lists, never assembled
+// (ci::FactoredHamiltonian), checked against the assembled matrix's host oracle. On CUDA the baselines run under CUDA's
 // default device-wide cache configuration, which Kokkos 3 changes at start-up and this bench puts back
 // (set_device_cache_config; --kokkos3-cache-config keeps Kokkos 3's, as every run before session 24).
 // Results: the console table, and <out-dir>/<matrix>-<space>.json per matrix.
@@ -28,6 +30,7 @@
 #endif
 
 #include "cispmv/baselines/kokkos_kernels.hpp"
+#include "cispmv/ci/factored.hpp"
 #include "cispmv/ci/hamiltonian.hpp"
 #include "cispmv/cispmv.hpp"
 #include "cispmv/generator.hpp"
@@ -449,6 +452,35 @@ class Suite {
     }
   }
 
+  /// The CI Hamiltonian in factored form (ci::FactoredHamiltonian: from the integrals and string lists,
+  /// never assembled) when the matrix is one, checked against the host oracle of the assembled matrix
+  /// like every other benchmark; bytes: its lists and integrals, x and y. Double only.
+  void register_factored(const std::shared_ptr<const ci::FciDump>& dump,
+                         const std::shared_ptr<const ci::DeterminantSpace>& space) {
+    // the automatic launch; on GPUs also other team sizes and beta strings per thread
+    std::vector<std::pair<int, int>> shapes{{0, 0}};
+    if (impl::is_gpu_space_v<Exec>) {
+      shapes.insert(shapes.end(), {{128, 1}, {128, 2}, {128, 4}, {128, 8}, {256, 2}, {256, 4}, {64, 8}});
+    }
+    for (const auto& [team, slots] : shapes) {
+      const std::string label =
+          team == 0 ? "ci-factored" : "ci-factored/team:" + std::to_string(team) + "/slots:" + std::to_string(slots);
+      add(label, [this, dump, space, team = team, slots = slots] {
+        Kokkos::Timer t;
+        ci::FactoredOptions options;
+        options.team_size = team;
+        options.slots = slots;
+        auto F = std::make_shared<ci::FactoredHamiltonian<Exec>>(Exec(), *dump, *space, options);
+        std::cerr << "spmv_bench: ci-factored built in " << t.seconds() << " s: " << F->bytes() * 1e-6 << " MB, "
+                  << F->alpha_beta_terms() << " alpha-beta terms, symmetry " << (F->uses_symmetry() ? "on" : "off")
+                  << ", team kernel " << F->team_kernel() << " (team " << F->team_size() << ", slots " << F->slots()
+                  << ")\n";
+        const double bytes = static_cast<double>(F->bytes()) + 2.0 * sizeof(Scalar) * host_.num_rows;
+        return Prepared{[F, this] { F->apply(1.0, x_, 0.0, y_); }, bytes};
+      });
+    }
+  }
+
   void run_registered(benchmark::BenchmarkReporter* display) {
     const std::string path = settings_.out_dir + "/" + name_ + "-" + settings_.space + ".json";
     std::error_code ec;
@@ -701,8 +733,14 @@ int run_space(const Settings& settings) {
     Kokkos::Timer t;
     HostCsr A;
     std::ifstream probe(m);
-    if (ci::is_hamiltonian_spec(m)) {
-      A = ci::build_hamiltonian(ci::parse_hamiltonian_spec(m));  // a real CI Hamiltonian, built here
+    std::shared_ptr<const ci::FciDump> dump;  // a CI Hamiltonian's integrals and space (for ci-factored)
+    std::shared_ptr<const ci::DeterminantSpace> space;
+    if (ci::is_hamiltonian_spec(m)) {  // a real CI Hamiltonian, built here
+      const auto spec = ci::parse_hamiltonian_spec(m);
+      dump = std::make_shared<const ci::FciDump>(ci::read_fcidump(spec.fcidump));
+      space = std::make_shared<const ci::DeterminantSpace>(
+          ci::make_determinant_space(*dump, spec.level, spec.restrict_to_isym));
+      A = ci::build_hamiltonian(*dump, *space);
     } else if (probe.good()) {
       A = read_matrix(m);
     } else {
@@ -732,6 +770,7 @@ int run_space(const Settings& settings) {
       // double only: the multi-vector suite is for the eigensolver, which runs in double (and each
       // precision doubles what a CUDA build of this file compiles)
       if constexpr (std::is_same_v<Scalar, double>) {
+        if (dump) suite.register_factored(dump, space);
         if (!settings.vectors.empty()) suite.register_blocks();
       } else if (!settings.vectors.empty()) {
         std::cerr << "spmv_bench: --vectors runs in double only; ignored with --float\n";

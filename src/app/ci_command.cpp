@@ -65,10 +65,13 @@ auto allocating(const std::string& what, const std::string& hint, Step&& step) -
   }
 }
 
-template <class Matrix, class Diagonal>
-int solve_and_report(const Matrix& A, const Diagonal& diagonal, const std::vector<int>& blocks, int irreps,
-                     const FciDump& dump, const CiCommandOptions& options, const Timings& timings, CiResult& res,
-                     std::ostream& out) {
+/// The Davidson on `op` (an operator the solver takes: a plan of a format, or the factored Hamiltonian),
+/// `description` naming it in the report, `format_name` in the --json file.
+template <class Operator, class Diagonal>
+int solve_operator_and_report(const Operator& op, const std::string& description, const std::string& format_name,
+                              const Diagonal& diagonal, const std::vector<int>& blocks, int irreps, const FciDump& dump,
+                              const CiCommandOptions& options, const Timings& timings, CiResult& res,
+                              std::ostream& out) {
   using Exec = Kokkos::DefaultExecutionSpace;
   const Exec exec;
   solvers::DavidsonOptions dopts;
@@ -76,14 +79,13 @@ int solve_and_report(const Matrix& A, const Diagonal& diagonal, const std::vecto
   dopts.residual_tolerance = options.residual_tolerance;
   dopts.max_iterations = options.max_iterations;
   dopts.row_blocks = blocks;
-  const SpmvPlan<Exec, Matrix> plan(exec, A, dopts.spmv);
-  out << "davidson: format " << plan.description() << " on " << Exec::name() << ", " << options.roots
+  out << "davidson: format " << description << " on " << Exec::name() << ", " << options.roots
       << (options.roots == 1 ? " root" : " roots") << ", residual tolerance " << std::scientific << std::setprecision(1)
       << options.residual_tolerance << std::defaultfloat << std::endl;
   const auto result = allocating(
       "the Davidson vectors (" + std::to_string(options.roots) + (options.roots == 1 ? " root, " : " roots, ") +
-          std::to_string(A.num_rows) + " rows)",
-      "Fewer --roots, or a smaller space, would fit.", [&] { return solvers::davidson(exec, plan, diagonal, dopts); });
+          std::to_string(op.num_rows()) + " rows)",
+      "Fewer --roots, or a smaller space, would fit.", [&] { return solvers::davidson(exec, op, diagonal, dopts); });
 
   out << "  iterations " << result.iterations << ", restarts " << result.restarts << ", SpMVs " << result.num_spmv
       << ", final subspace " << result.subspace_size << ", " << (result.converged ? "converged" : "NOT converged")
@@ -102,8 +104,8 @@ int solve_and_report(const Matrix& A, const Diagonal& diagonal, const std::vecto
       << result.spmv_seconds << " (" << std::setprecision(1) << 100.0 * result.spmv_share() << "%, " << result.num_spmv
       << " calls, " << std::setprecision(3) << (result.num_spmv > 0 ? 1e3 * result.spmv_seconds / result.num_spmv : 0.0)
       << " ms each), projected eigenproblems " << result.projected_seconds << std::defaultfloat << std::endl;
-  res.format = Matrix::format_name;
-  res.plan = plan.description();
+  res.format = format_name;
+  res.plan = description;
   res.device = Exec::name();
   for (int c = 0; c < options.roots; ++c) {
     res.energies.push_back(result.eigenvalues[c] + dump.core_energy);
@@ -116,6 +118,16 @@ int solve_and_report(const Matrix& A, const Diagonal& diagonal, const std::vecto
   res.spmv_seconds = result.spmv_seconds;
   res.projected_seconds = result.projected_seconds;
   return result.converged ? 0 : 1;
+}
+
+template <class Matrix, class Diagonal>
+int solve_and_report(const Matrix& A, const Diagonal& diagonal, const std::vector<int>& blocks, int irreps,
+                     const FciDump& dump, const CiCommandOptions& options, const Timings& timings, CiResult& res,
+                     std::ostream& out) {
+  using Exec = Kokkos::DefaultExecutionSpace;
+  const SpmvPlan<Exec, Matrix> plan(Exec(), A, solvers::DavidsonOptions().spmv);
+  return solve_operator_and_report(plan, plan.description(), Matrix::format_name, diagonal, blocks, irreps, dump,
+                                   options, timings, res, out);
 }
 
 /// The space, the matrix and its structure over the excitation levels.
@@ -201,11 +213,18 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
   auto stays_on_device = [&](Format f) {
     return !on_host && options.write_mtx.empty() && (f == Format::csr || f == Format::csell);
   };
-  const bool may_stay_on_device = options.format == "auto" || stays_on_device(parse_format(options.format));
+  // --format factored: the Hamiltonian never assembled (ci::FactoredHamiltonian); --format auto takes it
+  // when the assembled matrix would not fit
+  bool factored = options.format == "factored";
+  if (factored && !options.write_mtx.empty()) {
+    throw std::invalid_argument(
+        "cispmv ci: --write-mtx writes the assembled matrix; --format factored never builds it");
+  }
+  const bool may_stay_on_device = options.format == "auto" || factored || stays_on_device(parse_format(options.format));
   if (options.roots < 1) throw std::invalid_argument("cispmv ci: --roots must be at least 1");
   if (options.level < 0) throw std::invalid_argument("cispmv ci: --level must be >= 0");
   if (!(options.drop_tolerance >= 0)) throw std::invalid_argument("cispmv ci: the drop tolerance must be >= 0");
-  if (options.format != "auto") (void)parse_format(options.format);
+  if (options.format != "auto" && !factored) (void)parse_format(options.format);
   std::size_t budget = std::numeric_limits<std::size_t>::max();
   if (!options.max_memory.empty()) budget = parse_bytes(options.max_memory, "--max-memory");
   // --json: check the file can be written before the run, not after it
@@ -274,7 +293,11 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
                                                     dump.orbsym, reference_irrep, reference.determinant);
     const double matrix = count * reference_row * (sizeof(double) + sizeof(int));
     const double have = on_host ? host_have : device_have;
-    if (0.5 * matrix > have) {
+    if (0.5 * matrix > have && !factored && options.format == "auto" && options.write_mtx.empty()) {
+      factored = true;
+      out << "automatic format choice: the matrix (~" << format_bytes(matrix) << " in CSR, estimated) does not fit in "
+          << format_bytes(have) << " on " << Exec::name() << ": the factored Hamiltonian, never assembled" << std::endl;
+    } else if (0.5 * matrix > have && !factored) {
       refuse(on_host ? "host" : "device", matrix, have,
              "matrix ~" + format_bytes(matrix) + " in CSR for " + std::to_string(static_cast<long long>(count)) +
                  " determinants with ~" + std::to_string(static_cast<long long>(reference_row)) +
@@ -310,13 +333,14 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
   }
 
   // The matrix: its nonzeros estimated from the exact lengths of up to 4096 rows spread over the space.
+  // (The factored Hamiltonian needs no such estimate: its lists take megabytes.)
   int csell_block_rows = 0;          // > 0: csell built in blocks of rows, never as a whole CSR
   bool csell_values_inline = false;  // csell without a value table, for block products
   // block products (several roots, or irreps) take csell as FormatParams::for_block_products builds it (one lane,
   // rows sorted in windows, values inline on a GPU), with its value table where the values inline
   // would not fit
   const FormatParams block_params = FormatParams::for_block_products<Exec>();
-  {
+  if (!factored) {
     const std::size_t n = space.size();
     const std::size_t samples = std::min<std::size_t>(n, 4096);
     std::vector<std::int64_t> rows(samples);
@@ -369,10 +393,14 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
       out << "the CSR (" << format_bytes(mem.matrix) << ") does not fit beside its csell on " << Exec::name()
           << ": csell is built in blocks of " << csell_block_rows << " rows (~"
           << format_bytes(static_cast<double>(csell_block_rows) * row_bytes) << " of CSR at a time)" << std::endl;
+    } else if (need > fill * have && options.format == "auto" && options.write_mtx.empty()) {
+      factored = true;
+      out << "automatic format choice: the matrix does not fit (" << parts << " against " << format_bytes(have)
+          << " on " << Exec::name() << "): the factored Hamiltonian, never assembled" << std::endl;
     } else if (need > fill * have) {
       refuse(on_host ? "host" : "device", need, have, parts, advice(options, space.max_level, mem.matrix));
     }
-    if (!on_host) {
+    if (!on_host && !factored) {
       const double host_need =
           mem.space + (may_stay_on_device || csell_block_rows > 0 ? 0.0 : mem.matrix + mem.converted);
       if (host_need > 0.9 * host_have)
@@ -397,7 +425,36 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
   CiResult res;
   int status = 0;
   std::size_t nnz = 0;
-  if (csell_block_rows > 0) {
+  if (factored) {
+    // the Hamiltonian applied from its integrals and string lists (ci/factored.hpp): the Davidson's
+    // vectors are what is large
+    const std::size_t n = space.size();
+    mem.davidson = davidson_vector_bytes(options.roots, static_cast<double>(n), irreps > 1 ? irreps : 0);
+    const double have = on_host ? host_have : device_have;
+    if (mem.davidson + (on_host ? mem.space : 0.0) > 0.95 * have) {
+      refuse(on_host ? "host" : "device", mem.davidson + (on_host ? mem.space : 0.0), have,
+             "Davidson vectors " + format_bytes(mem.davidson) + " for " + std::to_string(n) +
+                 " determinants (the factored Hamiltonian itself takes megabytes)",
+             "Fewer --roots, a lower --level or fewer orbitals would fit.");
+    }
+    FactoredOptions fopt;
+    fopt.drop_tolerance = options.drop_tolerance;
+    const FactoredHamiltonian<Exec> F(Exec(), dump, space, fopt);
+    const auto host_diagonal = hamiltonian_diagonal(dump, space);
+    Kokkos::View<double*, ExecMemory> diagonal("cispmv::ci::diagonal", n);
+    Kokkos::deep_copy(diagonal, Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                                    host_diagonal.data(), n));
+    Kokkos::fence();
+    timings.hamiltonian = timer.seconds();
+    out << "hamiltonian: factored, never assembled (H_alpha, H_beta and the alpha-beta couplings from the "
+           "integrals): "
+        << format_bytes(static_cast<double>(F.bytes())) << " of string lists and integrals on " << Exec::name()
+        << ", built in " << std::fixed << std::setprecision(3) << timings.hamiltonian << " s (diagonal included); "
+        << std::defaultfloat << F.alpha_beta_terms() << " alpha-beta terms per product, pairs of other irreps "
+        << (F.uses_symmetry() ? "skipped" : "visited") << std::endl;
+    status = solve_operator_and_report(F, "factored Hamiltonian", "factored", diagonal, blocks, irreps, dump, options,
+                                       timings, res, out);
+  } else if (csell_block_rows > 0) {
     // every block built as CSR, encoded into the csell and freed (twice: count, fill), its diagonal kept
     const std::int64_t n = static_cast<std::int64_t>(space.size());
     Kokkos::View<double*, ExecMemory> diagonal("cispmv::ci::diagonal", space.size());

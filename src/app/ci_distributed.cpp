@@ -294,6 +294,11 @@ int ci_distributed(const CiCommandOptions& options, std::ostream& text_out, MPI_
   if (!options.write_mtx.empty()) {
     throw std::invalid_argument("cispmv ci: --write-mtx needs the whole matrix in one process; run without mpirun");
   }
+  if (options.format == "factored") {
+    throw std::invalid_argument(
+        "cispmv ci: --format factored runs in one process (the distributed solver multiplies row blocks of the "
+        "assembled matrix); run without mpirun, or with another --format");
+  }
   if (options.exchange != "allgather" && options.exchange != "halo") {
     throw std::invalid_argument("cispmv ci: --exchange must be allgather or halo, got '" + options.exchange + "'");
   }

@@ -124,29 +124,6 @@ HostLists make_lists(const SpinStrings& S, const std::vector<std::uint8_t>& irre
   return L;
 }
 
-// True when every integral whose orbitals' irreps multiply to another irrep than the totally symmetric
-// one is below `noise` in magnitude: then a symmetry-forbidden matrix element is zero (up to that
-// noise of the integral transformation) without computing it.
-bool integrals_obey_symmetry(const FciDump& d, const std::vector<int>& orbsym, double noise) {
-  const int n = d.num_orbitals;
-  auto sym = [&](int p) { return orbsym[static_cast<std::size_t>(p)] - 1; };
-  for (int p = 0; p < n; ++p) {
-    for (int q = 0; q <= p; ++q) {
-      if ((sym(p) ^ sym(q)) != 0 && !(std::abs(d.one(p, q)) <= noise)) return false;
-    }
-  }
-  for (int p = 0; p < n; ++p) {
-    for (int q = 0; q <= p; ++q) {
-      for (int r = 0; r < n; ++r) {
-        for (int s = 0; s <= r; ++s) {
-          if ((sym(p) ^ sym(q) ^ sym(r) ^ sym(s)) != 0 && !(std::abs(d.two(p, q, r, s)) <= noise)) return false;
-        }
-      }
-    }
-  }
-  return true;
-}
-
 template <class T, class Mem>
 Kokkos::View<T*, Mem> to_view(const std::string& label, const std::vector<T>& v) {
   Kokkos::View<T*, Mem> out(Kokkos::view_alloc("cispmv::ci_hamiltonian::" + label, Kokkos::WithoutInitializing),
@@ -516,6 +493,26 @@ void check_row_range(const DeterminantSpace& space, std::int64_t first, std::int
 }
 
 }  // namespace
+
+bool integrals_obey_symmetry(const FciDump& d, const std::vector<int>& orbsym, double noise) {
+  const int n = d.num_orbitals;
+  auto sym = [&](int p) { return orbsym[static_cast<std::size_t>(p)] - 1; };
+  for (int p = 0; p < n; ++p) {
+    for (int q = 0; q <= p; ++q) {
+      if ((sym(p) ^ sym(q)) != 0 && !(std::abs(d.one(p, q)) <= noise)) return false;
+    }
+  }
+  for (int p = 0; p < n; ++p) {
+    for (int q = 0; q <= p; ++q) {
+      for (int r = 0; r < n; ++r) {
+        for (int s = 0; s <= r; ++s) {
+          if ((sym(p) ^ sym(q) ^ sym(r) ^ sym(s)) != 0 && !(std::abs(d.two(p, q, r, s)) <= noise)) return false;
+        }
+      }
+    }
+  }
+  return true;
+}
 
 bool irreps_uncoupled(const FciDump& integrals, const DeterminantSpace& space, const HamiltonianOptions& options) {
   return skips_forbidden(integrals, space, options.symmetry_noise, "cispmv::irreps_uncoupled");

@@ -102,6 +102,11 @@ std::vector<std::size_t> hamiltonian_row_lengths(const FciDump& integrals, const
 /// (solvers::DavidsonOptions::row_blocks); otherwise the irreps are coupled and are no such blocks.
 bool irreps_uncoupled(const FciDump& integrals, const DeterminantSpace& space, const HamiltonianOptions& options = {});
 
+/// True when every integral whose orbitals' irreps (`orbsym`, 1..8) multiply to another irrep than the
+/// totally symmetric one is at most `noise` in magnitude: then a symmetry-forbidden matrix element is
+/// zero (up to that noise of the integral transformation) without computing it.
+bool integrals_obey_symmetry(const FciDump& integrals, const std::vector<int>& orbsym, double noise);
+
 /// The diagonal of a host CSR matrix (zero where a row stores none): the Davidson preconditioner.
 Kokkos::View<double*, Kokkos::HostSpace> csr_diagonal(const HostCsr& A);
 

@@ -1,0 +1,532 @@
+#pragma once
+/// \file ci/factored.hpp
+/// The CI Hamiltonian of a determinant space applied in factored form, never assembled.
+///
+/// A determinant is a pair of alpha and beta occupation strings, and the spin-free Hamiltonian (without
+/// its core energy) splits into
+///   H = H_alpha (x) 1 + 1 (x) H_beta + sum_{pq,rs} (pq|rs) E^alpha_pq (x) E^beta_rs,
+/// where H_alpha (H_beta) is the Hamiltonian of the alpha (beta) electrons alone: a sparse matrix over
+/// strings, thousands of rows where H has millions, and the last term couples the two spins through
+/// single replacements in each string (E_pp included: the Coulomb terms between the spins) weighted by
+/// a two-electron integral. y = H x then costs three passes over strings, not over the nonzeros of H:
+///   y(a, b) += sum_a' H_alpha(a, a') x(a', b)                                 (rows of x, coalesced)
+///   y(a, b) += sum_b' H_beta(b, b') x(a, b')                                  (x's row a in fast memory)
+///   y(a, b) += sum_{a' = E_pq a} s_pq sum_{b' = E_rs b} s_rs (pq|rs) x(a', b') (rows a' in fast memory)
+/// The matrix's values are never stored: a product reads the vectors, the string lists (kilobytes to
+/// megabytes) and the integrals, so its memory is O(strings x replacements) instead of O(nonzeros), and
+/// on a GPU its gathers come from team scratch (shared memory) instead of the L1 and L2 that bound every
+/// sparse format's product. With ORBSYM and integrals that obey it, (pq|rs) is used only where the
+/// irreps of pq and rs agree (the others are zero), which skips about three quarters of the pairs in C2v.
+///
+/// Any space of cispmv::ci::DeterminantSpace: full CI, truncated CI (the pairs a truncation leaves out
+/// read as zero) and a space of one irrep; the result is the product with the Hamiltonian that
+/// build_hamiltonian assembles (the same sums in another order; that one also drops elements below
+/// its tolerance, 1e-14). In double precision on every backend: a team per alpha string and chunk of
+/// beta strings on GPUs, a thread per alpha string on CPUs.
+
+#include <Kokkos_Core.hpp>
+
+#include "cispmv/ci/determinants.hpp"
+#include "cispmv/ci/fcidump.hpp"
+#include "cispmv/impl/backend.hpp"
+#include "cispmv/impl/bits.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+// loops over a thread's slots and a batch's rows: unrolled on the device, so that their arrays stay in
+// registers
+#if defined(__CUDA_ARCH__)
+#define CISPMV_FACTORED_UNROLL _Pragma("unroll")
+#else
+#define CISPMV_FACTORED_UNROLL
+#endif
+
+namespace cispmv::ci {
+
+/// Options of the factored Hamiltonian.
+struct FactoredOptions {
+  /// Same-spin string matrix elements (H_alpha, H_beta) below this are not stored, as the assembled
+  /// Hamiltonian drops its elements (HamiltonianOptions::drop_tolerance).
+  double drop_tolerance = 1e-14;
+  /// As HamiltonianOptions::symmetry_noise: when every integral that breaks ORBSYM is at most this
+  /// large, symmetry-forbidden integrals are taken as zero and never visited; a negative value visits
+  /// every integral.
+  double symmetry_noise = 1e-12;
+  /// The kernel: a team per alpha string and chunk of its betas with rows of x in team scratch
+  /// (`teams`, what GPUs run), or a thread per alpha string reading x where it lies (`rows`, what CPUs
+  /// run); `automatic` picks by the execution space. The tests run both on every backend.
+  enum class Kernel { automatic, teams, rows } kernel = Kernel::automatic;
+  /// Team size of the team kernel (0: 128 on GPUs, 1 on CPUs; at most 256) and beta strings per thread (0: as many
+  /// as keep ~1,024 teams busy; at most 8).
+  int team_size = 0;
+  int slots = 0;
+};
+
+/// The diagonal of the space's Hamiltonian (without the core energy), by the Slater-Condon rules on the
+/// host, in the space's order: the Davidson's preconditioner when the matrix is never assembled.
+std::vector<double> hamiltonian_diagonal(const FciDump& integrals, const DeterminantSpace& space);
+
+}  // namespace cispmv::ci
+
+namespace cispmv::impl {
+
+/// Alpha replacements handled together by a GPU team: rows of x staged in team scratch at once, so
+/// that each beta entry read serves this many of them.
+inline constexpr int factored_batch = 4;
+/// Beta strings a GPU thread accumulates at most (registers).
+inline constexpr int factored_max_slots = 8;
+/// Bits of a packed beta entry: kernel position of the target string (high), sign, pair index (low).
+inline constexpr int factored_pair_bits = 12;
+inline constexpr int factored_position_shift = factored_pair_bits + 1;
+
+/// The factored Hamiltonian's arrays on the host, as src/ci/factored.cpp builds them. Beta strings are
+/// numbered in "kernel order" q: by irrep (in a space of one irrep; otherwise all as one), then rank,
+/// then id, so that the beta strings that pair with one alpha string in the space are one range
+/// [lo, hi) of q. Lists over q are sliced in 32s: entry k of position q is at
+/// ptr[slice(q)] + 32 k + q % 32, so that 32 threads on consecutive positions read consecutive words.
+struct FactoredHost {
+  int num_orbitals = 0;
+  int num_pairs = 0;      ///< num_orbitals (num_orbitals + 1) / 2
+  std::int64_t rows = 0;  ///< determinants in the space
+  int na = 0, nb = 0;     ///< alpha / beta strings
+  int nkb = 0;            ///< beta ranks + 1
+  int max_range = 0;      ///< largest hi - lo over alpha strings
+  int num_classes = 1;    ///< irreps of orbital pairs told apart (8 with symmetry, else 1)
+  bool symmetry = false;  ///< pairs of different irreps skipped
+  std::vector<std::uint64_t> a_string;
+  std::vector<std::int64_t>
+      a_rowbase;  ///< [ia * nkb + kb]: index of (ia, first beta of rank kb) less its position; -1 off the space
+  std::vector<std::int32_t> a_lo, a_hi;  ///< per alpha string: its beta strings' range of q
+  std::vector<std::uint8_t> q_rank;      ///< per q: rank of the beta string
+  std::vector<std::int32_t> q_position;  ///< per q: beta.position (offset inside its block)
+  // H_alpha over alpha ids (CSR; entries only between strings that share a range of betas)
+  std::vector<std::int64_t> aa_ptr;
+  std::vector<std::int32_t> aa_col;
+  std::vector<double> aa_val;
+  // H_beta over q, sliced: targets are kernel positions
+  std::vector<std::int64_t> bb_ptr;  ///< per slice of 32 positions
+  std::vector<std::int32_t> bb_count, bb_col;
+  std::vector<double> bb_val;
+  // beta replacements (E_rr of each occupied r, then singles) per class of their pair, sliced:
+  // entry = target q << factored_position_shift | negative << factored_pair_bits | pair index
+  std::vector<std::int64_t> be_ptr;    ///< [class * slices + slice]
+  std::vector<std::int32_t> be_count;  ///< [class * nb + q]
+  std::vector<std::uint32_t> be_data;
+  // alpha replacements per alpha string in batches of factored_batch of one class (the diagonal,
+  // pair index num_pairs: sum over the string's occupied p of (pp|rs); padding: ja -1, sign 0)
+  std::vector<std::int64_t> ab_ptr;    ///< per alpha string: its batches
+  std::vector<std::uint8_t> ab_class;  ///< per batch
+  std::vector<std::int32_t> ab_ja, ab_pair;
+  std::vector<double> ab_sign;
+  std::vector<std::int32_t> ab_lo, ab_len;  ///< per batch: the union of its strings' ranges of q
+  int max_batch_range = 0;                  ///< largest ab_len
+  std::vector<double> eri;                  ///< (pq|rs) as a num_pairs x num_pairs square
+  std::size_t alpha_beta_terms = 0;         ///< beta entries visited by one product (the cost model's unit)
+};
+
+FactoredHost factor_hamiltonian(const ci::FciDump& integrals, const ci::DeterminantSpace& space,
+                                const ci::FactoredOptions& options);
+
+template <class T, class Mem>
+Kokkos::View<T*, Mem> factored_view(const char* label, const std::vector<T>& v) {
+  Kokkos::View<T*, Mem> out(Kokkos::view_alloc(std::string("cispmv::factored::") + label, Kokkos::WithoutInitializing),
+                            v.size());
+  Kokkos::deep_copy(
+      out, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(v.data(), v.size()));
+  return out;
+}
+
+/// The arrays every kernel reads, in the memory space Mem.
+template <class Mem>
+struct FactoredData {
+  int num_pairs = 0, nb = 0, nkb = 0, slices = 0, max_range = 0, max_batch_range = 0;
+  Kokkos::View<std::uint64_t*, Mem> a_string;
+  Kokkos::View<std::int64_t*, Mem> a_rowbase, aa_ptr, bb_ptr, be_ptr, ab_ptr;
+  Kokkos::View<std::int32_t*, Mem> a_lo, a_hi, q_position, aa_col, bb_count, bb_col, be_count, ab_ja, ab_pair, ab_lo,
+      ab_len;
+  Kokkos::View<std::uint8_t*, Mem> q_rank, ab_class;
+  Kokkos::View<double*, Mem> aa_val, bb_val, ab_sign, eri;
+  Kokkos::View<std::uint32_t*, Mem> be_data;
+
+  FactoredData() = default;
+  explicit FactoredData(const FactoredHost& h)
+      : num_pairs(h.num_pairs),
+        nb(h.nb),
+        nkb(h.nkb),
+        slices((h.nb + 31) / 32),
+        max_range(h.max_range),
+        max_batch_range(h.max_batch_range),
+        a_string(factored_view<std::uint64_t, Mem>("a_string", h.a_string)),
+        a_rowbase(factored_view<std::int64_t, Mem>("a_rowbase", h.a_rowbase)),
+        aa_ptr(factored_view<std::int64_t, Mem>("aa_ptr", h.aa_ptr)),
+        bb_ptr(factored_view<std::int64_t, Mem>("bb_ptr", h.bb_ptr)),
+        be_ptr(factored_view<std::int64_t, Mem>("be_ptr", h.be_ptr)),
+        ab_ptr(factored_view<std::int64_t, Mem>("ab_ptr", h.ab_ptr)),
+        a_lo(factored_view<std::int32_t, Mem>("a_lo", h.a_lo)),
+        a_hi(factored_view<std::int32_t, Mem>("a_hi", h.a_hi)),
+        q_position(factored_view<std::int32_t, Mem>("q_position", h.q_position)),
+        aa_col(factored_view<std::int32_t, Mem>("aa_col", h.aa_col)),
+        bb_count(factored_view<std::int32_t, Mem>("bb_count", h.bb_count)),
+        bb_col(factored_view<std::int32_t, Mem>("bb_col", h.bb_col)),
+        be_count(factored_view<std::int32_t, Mem>("be_count", h.be_count)),
+        ab_ja(factored_view<std::int32_t, Mem>("ab_ja", h.ab_ja)),
+        ab_pair(factored_view<std::int32_t, Mem>("ab_pair", h.ab_pair)),
+        ab_lo(factored_view<std::int32_t, Mem>("ab_lo", h.ab_lo)),
+        ab_len(factored_view<std::int32_t, Mem>("ab_len", h.ab_len)),
+        q_rank(factored_view<std::uint8_t, Mem>("q_rank", h.q_rank)),
+        ab_class(factored_view<std::uint8_t, Mem>("ab_class", h.ab_class)),
+        aa_val(factored_view<double, Mem>("aa_val", h.aa_val)),
+        bb_val(factored_view<double, Mem>("bb_val", h.bb_val)),
+        ab_sign(factored_view<double, Mem>("ab_sign", h.ab_sign)),
+        eri(factored_view<double, Mem>("eri", h.eri)),
+        be_data(factored_view<std::uint32_t, Mem>("be_data", h.be_data)) {}
+
+  /// Whether kernel position q pairs with alpha string ja in the space.
+  KOKKOS_INLINE_FUNCTION bool pairs(std::int32_t ja, int q) const {
+    return static_cast<unsigned>(q - a_lo(ja)) < static_cast<unsigned>(a_hi(ja) - a_lo(ja));
+  }
+  /// Index in the space of (alpha string ja, beta string at kernel position q); q must pair with ja.
+  KOKKOS_INLINE_FUNCTION std::int64_t index(std::int32_t ja, int q) const {
+    return a_rowbase(static_cast<std::int64_t>(ja) * nkb + q_rank(q)) + q_position(q);
+  }
+  /// Position of entry k of q in a list sliced by 32 starting at `first` (ptr of q's slice).
+  KOKKOS_INLINE_FUNCTION static std::int64_t sliced(std::int64_t first, int q, int k) {
+    return first + 32 * static_cast<std::int64_t>(k) + (q & 31);
+  }
+  /// (pq|rs) for the alpha pair `pair` of alpha string ia: the diagonal sentinel sums the string's
+  /// occupied (pp|rs).
+  KOKKOS_INLINE_FUNCTION double weight(std::int32_t ia, int pair, int rs) const {
+    if (pair < num_pairs) return eri(static_cast<std::int64_t>(pair) * num_pairs + rs);
+    double g = 0.0;
+    for (std::uint64_t s = a_string(ia); s != 0; s &= s - 1) {
+      const int p = cispmv::impl::lowest_bit(s);
+      g += eri(static_cast<std::int64_t>(p * (p + 1) / 2 + p) * num_pairs + rs);
+    }
+    return g;
+  }
+};
+
+/// CPUs: one thread per alpha string, its beta range in order, x read where it lies (the caches hold
+/// a row of x).
+template <class Mem, class X, class Y>
+struct FactoredRowKernel {
+  FactoredData<Mem> d;
+  X x;
+  Y y;
+  double alpha, beta;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int32_t ia) const {
+    const int lo = d.a_lo(ia), hi = d.a_hi(ia);
+    for (int q = lo; q < hi; ++q) {
+      double acc = 0.0;
+      for (std::int64_t e = d.aa_ptr(ia); e < d.aa_ptr(ia + 1); ++e) {
+        const std::int32_t ja = d.aa_col(e);
+        if (d.pairs(ja, q)) acc += d.aa_val(e) * x(d.index(ja, q));
+      }
+      const std::int64_t bb = d.bb_ptr(q >> 5);
+      for (int k = 0; k < d.bb_count(q); ++k) {
+        const std::int32_t t = d.bb_col(FactoredData<Mem>::sliced(bb, q, k));
+        if (d.pairs(ia, t)) acc += d.bb_val(FactoredData<Mem>::sliced(bb, q, k)) * x(d.index(ia, t));
+      }
+      for (std::int64_t b = d.ab_ptr(ia); b < d.ab_ptr(ia + 1); ++b) {
+        const int cls = d.ab_class(b);
+        const std::int64_t be = d.be_ptr(static_cast<std::int64_t>(cls) * d.slices + (q >> 5));
+        const int count = d.be_count(static_cast<std::int64_t>(cls) * d.nb + q);
+        for (int r = 0; r < factored_batch; ++r) {
+          const std::int32_t ja = d.ab_ja(b * factored_batch + r);
+          if (ja < 0) continue;
+          const int pair = d.ab_pair(b * factored_batch + r);
+          const double sign = d.ab_sign(b * factored_batch + r);
+          for (int k = 0; k < count; ++k) {
+            const std::uint32_t e = d.be_data(FactoredData<Mem>::sliced(be, q, k));
+            const int t = static_cast<int>(e >> factored_position_shift);
+            if (!d.pairs(ja, t)) continue;
+            const double v =
+                sign * d.weight(ia, pair, static_cast<int>(e & ((1u << factored_pair_bits) - 1))) * x(d.index(ja, t));
+            acc += (e >> factored_pair_bits) & 1u ? -v : v;
+          }
+        }
+      }
+      const std::int64_t out = d.index(ia, q);
+      y(out) = beta == 0.0 ? alpha * acc : beta * y(out) + alpha * acc;
+    }
+  }
+};
+
+/// GPUs: a team per (alpha string, chunk of its beta range), each thread `slots` beta strings of the
+/// chunk, team size apart. x's row of the alpha string (for H_beta), then a batch's factored_batch rows
+/// of x and integral rows are staged in team scratch, interleaved (the batch's values for one beta
+/// string, or one pair, side by side, zero where a row's string does not pair with that beta string), so
+/// that a beta entry costs one range check and two runs of factored_batch scratch reads. H_alpha's terms
+/// read rows of x directly, coalesced. Each thread loads its next beta entry before using the current.
+template <class Exec, class X, class Y>
+struct FactoredTeamKernel {
+  using Mem = typename Exec::memory_space;
+  using Member = typename Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<256, 4>>::member_type;
+  using Scratch = Kokkos::View<double*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  static constexpr int R = factored_batch;
+  FactoredData<Mem> d;
+  X x;
+  Y y;
+  double alpha, beta;
+  Kokkos::View<std::int32_t*, Mem> task_ia, task_first, task_end;
+  int slots = 1;
+  int level = 0;  // scratch level
+
+  static std::size_t row_capacity(const FactoredData<Mem>& d) {
+    return static_cast<std::size_t>(std::max(d.max_range, d.max_batch_range));
+  }
+  static std::size_t scratch_bytes(const FactoredData<Mem>& d) {
+    return Scratch::shmem_size(static_cast<std::size_t>(R) * row_capacity(d)) +
+           Scratch::shmem_size(static_cast<std::size_t>(R) * static_cast<std::size_t>(d.num_pairs));
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
+    const int task = m.league_rank();
+    const std::int32_t ia = task_ia(task);
+    const int first = task_first(task), end = task_end(task);
+    const int T = m.team_size(), t = m.team_rank();
+    const std::size_t capacity =
+        static_cast<std::size_t>(d.max_range > d.max_batch_range ? d.max_range : d.max_batch_range);
+    const Scratch xs(m.team_scratch(level), static_cast<std::size_t>(R) * capacity);
+    const Scratch gs(m.team_scratch(level), static_cast<std::size_t>(R) * d.num_pairs);
+    double acc[factored_max_slots];
+    int rank[factored_max_slots], position[factored_max_slots];
+    CISPMV_FACTORED_UNROLL
+    for (int s = 0; s < factored_max_slots; ++s) {
+      const int q = first + t + s * T;
+      const bool mine = s < slots && q < end;
+      acc[s] = 0.0;
+      rank[s] = mine ? d.q_rank(q) : 0;
+      position[s] = mine ? d.q_position(q) : 0;
+    }
+    const int lo_a = d.a_lo(ia), len_a = d.a_hi(ia) - lo_a;
+
+    // H_alpha (x) 1: rows ja of x, read where they lie (consecutive threads, consecutive betas)
+    for (std::int64_t e = d.aa_ptr(ia); e < d.aa_ptr(ia + 1); ++e) {
+      const std::int32_t ja = d.aa_col(e);
+      const double v = d.aa_val(e);
+      const int lo = d.a_lo(ja), len = d.a_hi(ja) - lo;
+      const std::int64_t base = static_cast<std::int64_t>(ja) * d.nkb;
+      CISPMV_FACTORED_UNROLL
+      for (int s = 0; s < factored_max_slots; ++s) {
+        const int q = first + t + s * T;
+        if (s < slots && q < end && static_cast<unsigned>(q - lo) < static_cast<unsigned>(len)) {
+          acc[s] += v * x(d.a_rowbase(base + rank[s]) + position[s]);
+        }
+      }
+    }
+
+    // 1 (x) H_beta: x's row ia in scratch
+    for (int k = t; k < len_a; k += T) xs(k) = x(d.index(ia, lo_a + k));
+    m.team_barrier();
+    CISPMV_FACTORED_UNROLL
+    for (int s = 0; s < factored_max_slots; ++s) {
+      const int q = first + t + s * T;
+      if (s < slots && q < end) {
+        const std::int64_t bb = d.bb_ptr(q >> 5);
+        const int count = d.bb_count(q);
+        double sum = 0.0;
+        for (int k = 0; k < count; ++k) {
+          const std::int64_t at = FactoredData<Mem>::sliced(bb, q, k);
+          const int idx = d.bb_col(at) - lo_a;
+          if (static_cast<unsigned>(idx) < static_cast<unsigned>(len_a)) sum += d.bb_val(at) * xs(idx);
+        }
+        acc[s] += sum;
+      }
+    }
+    m.team_barrier();
+
+    // alpha-beta: a batch of R replacement strings of ia (one class of pairs) at a time
+    for (std::int64_t b = d.ab_ptr(ia); b < d.ab_ptr(ia + 1); ++b) {
+      const int cls = d.ab_class(b);
+      const int lo_b = d.ab_lo(b), len_b = d.ab_len(b);
+      std::int32_t ja[R];
+      int lo[R], len[R];
+      CISPMV_FACTORED_UNROLL
+      for (int r = 0; r < R; ++r) {
+        ja[r] = d.ab_ja(b * R + r);
+        lo[r] = ja[r] < 0 ? 0 : d.a_lo(ja[r]);
+        len[r] = ja[r] < 0 ? 0 : d.a_hi(ja[r]) - lo[r];
+      }
+      for (int k = t; k < len_b; k += T) {
+        const int q = lo_b + k;
+        const int kb = d.q_rank(q), pos = d.q_position(q);
+        CISPMV_FACTORED_UNROLL
+        for (int r = 0; r < R; ++r) {
+          const bool in = static_cast<unsigned>(q - lo[r]) < static_cast<unsigned>(len[r]);
+          xs(static_cast<std::size_t>(k) * R + r) =
+              in ? x(d.a_rowbase(static_cast<std::int64_t>(ja[r]) * d.nkb + kb) + pos) : 0.0;
+        }
+      }
+      CISPMV_FACTORED_UNROLL
+      for (int r = 0; r < R; ++r) {
+        const int pair = d.ab_pair(b * R + r);
+        const double sign = d.ab_sign(b * R + r);
+        for (int rs = t; rs < d.num_pairs; rs += T) {
+          gs(static_cast<std::size_t>(rs) * R + r) = sign == 0.0 ? 0.0 : sign * d.weight(ia, pair, rs);
+        }
+      }
+      m.team_barrier();
+      const double* const xp = xs.data();
+      const double* const gp = gs.data();
+      CISPMV_FACTORED_UNROLL
+      for (int s = 0; s < factored_max_slots; ++s) {
+        const int q = first + t + s * T;
+        if (s < slots && q < end) {
+          const std::int64_t be = d.be_ptr(static_cast<std::int64_t>(cls) * d.slices + (q >> 5));
+          const int count = d.be_count(static_cast<std::int64_t>(cls) * d.nb + q);
+          double sum = 0.0;
+          std::uint32_t next = count > 0 ? d.be_data(FactoredData<Mem>::sliced(be, q, 0)) : 0u;
+          for (int k = 0; k < count; ++k) {
+            const std::uint32_t e = next;
+            if (k + 1 < count) next = d.be_data(FactoredData<Mem>::sliced(be, q, k + 1));
+            const int idx = static_cast<int>(e >> factored_position_shift) - lo_b;
+            if (static_cast<unsigned>(idx) < static_cast<unsigned>(len_b)) {
+              const double* const xv = xp + static_cast<std::ptrdiff_t>(idx) * R;
+              const double* const gv = gp + static_cast<std::ptrdiff_t>(e & ((1u << factored_pair_bits) - 1)) * R;
+              double v = 0.0;
+              CISPMV_FACTORED_UNROLL
+              for (int r = 0; r < R; ++r) v += gv[r] * xv[r];
+              sum += (e >> factored_pair_bits) & 1u ? -v : v;
+            }
+          }
+          acc[s] += sum;
+        }
+      }
+      m.team_barrier();
+    }
+
+    CISPMV_FACTORED_UNROLL
+    for (int s = 0; s < factored_max_slots; ++s) {
+      const int q = first + t + s * T;
+      if (s < slots && q < end) {
+        const std::int64_t out = d.a_rowbase(static_cast<std::int64_t>(ia) * d.nkb + rank[s]) + position[s];
+        y(out) = beta == 0.0 ? alpha * acc[s] : beta * y(out) + alpha * acc[s];
+      }
+    }
+  }
+};
+
+}  // namespace cispmv::impl
+
+namespace cispmv::ci {
+
+/// The Hamiltonian of a determinant space in factored form (see the file's comment), in the memory of
+/// Exec: an operator for the Davidson (value_type, memory_space, num_rows, apply) and the benchmarks.
+template <class Exec>
+class FactoredHamiltonian {
+ public:
+  using execution_space = Exec;
+  using memory_space = typename Exec::memory_space;
+  using value_type = double;
+  /// Builds the string lists on the host (O(strings x replacements)) and copies them to Exec's memory.
+  /// Throws std::invalid_argument when the integrals and the space disagree, or the space is beyond
+  /// what the packed lists address (more than 2^19 beta strings, more than 63 orbitals).
+  FactoredHamiltonian(const Exec& exec, const FciDump& integrals, const DeterminantSpace& space,
+                      const FactoredOptions& options = {})
+      : exec_(exec) {
+    const impl::FactoredHost h = impl::factor_hamiltonian(integrals, space, options);
+    rows_ = h.rows;
+    terms_ = h.alpha_beta_terms;
+    symmetry_ = h.symmetry;
+    bytes_ = vector_bytes(h);
+    d_ = impl::FactoredData<memory_space>(h);
+    teams_ = options.kernel == FactoredOptions::Kernel::teams ||
+             (options.kernel == FactoredOptions::Kernel::automatic && cispmv::impl::is_gpu_space_v<Exec>);
+    if (teams_) {
+      if (options.team_size < 0 || options.team_size > 256 || options.slots < 0 ||
+          options.slots > impl::factored_max_slots) {
+        throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: team size " + std::to_string(options.team_size) +
+                                    " (0 or 1..256) or slots " + std::to_string(options.slots) + " (0 or 1..8)");
+      }
+      team_size_ = options.team_size > 0 ? options.team_size : cispmv::impl::is_gpu_space_v<Exec> ? 128 : 1;
+      // chunks of a beta range: as many slots per thread as keep ~1,024 teams busy
+      const double teams = 1024.0;
+      slots_ = options.slots > 0 ? options.slots
+                                 : static_cast<int>(std::ceil(static_cast<double>(rows_) / (team_size_ * teams)));
+      slots_ = std::clamp(slots_, 1, impl::factored_max_slots);
+      const int chunk = team_size_ * slots_;
+      std::vector<std::int32_t> ia, first, end;
+      for (int a = 0; a < h.na; ++a) {  // each range in chunks of at most `chunk`, of even lengths
+        const int lo = h.a_lo[static_cast<std::size_t>(a)], len = h.a_hi[static_cast<std::size_t>(a)] - lo;
+        const int parts = (len + chunk - 1) / chunk;
+        for (int p = 0; p < parts; ++p) {
+          ia.push_back(a);
+          first.push_back(lo + static_cast<int>(static_cast<std::int64_t>(len) * p / parts));
+          end.push_back(lo + static_cast<int>(static_cast<std::int64_t>(len) * (p + 1) / parts));
+        }
+      }
+      task_ia_ = impl::factored_view<std::int32_t, memory_space>("task_ia", ia);
+      task_first_ = impl::factored_view<std::int32_t, memory_space>("task_first", first);
+      task_end_ = impl::factored_view<std::int32_t, memory_space>("task_end", end);
+      bytes_ += 12 * ia.size();
+    }
+    na_ = h.na;
+  }
+
+  int num_rows() const { return static_cast<int>(rows_); }
+  int num_cols() const { return static_cast<int>(rows_); }
+  /// Bytes of the lists and integrals in Exec's memory (the assembled matrix's would be ~12 per nonzero).
+  std::size_t bytes() const { return bytes_; }
+  /// Beta entries one product visits in the alpha-beta sum (times the alpha replacements they serve).
+  std::size_t alpha_beta_terms() const { return terms_; }
+  /// Whether pairs of orbitals of different irreps are skipped (ORBSYM obeyed by the integrals).
+  bool uses_symmetry() const { return symmetry_; }
+  /// Whether products run the team kernel, its team size and beta strings per thread.
+  bool team_kernel() const { return teams_; }
+  int team_size() const { return team_size_; }
+  int slots() const { return slots_; }
+
+  /// y = beta * y + alpha * H x (x and y: rank-1 Views of num_rows() entries in memory_space; y may not
+  /// alias x).
+  template <class XView, class YView>
+  void apply(double alpha, const XView& x, double beta, const YView& y) const {
+    if (static_cast<std::int64_t>(x.extent(0)) != rows_ || static_cast<std::int64_t>(y.extent(0)) != rows_) {
+      throw std::invalid_argument("cispmv::ci::FactoredHamiltonian::apply: x has " + std::to_string(x.extent(0)) +
+                                  " entries and y " + std::to_string(y.extent(0)) + ", the space " +
+                                  std::to_string(rows_) + " determinants");
+    }
+    if (teams_) {
+      using F = impl::FactoredTeamKernel<Exec, XView, YView>;
+      F f{d_, x, y, alpha, beta, task_ia_, task_first_, task_end_, slots_, 0};
+      const std::size_t scratch = F::scratch_bytes(d_);
+      Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<256, 4>> policy(exec_, static_cast<int>(task_ia_.extent(0)),
+                                                                    team_size_);
+      f.level = scratch <= static_cast<std::size_t>(decltype(policy)::scratch_size_max(0)) ? 0 : 1;
+      Kokkos::parallel_for("cispmv::ci::factored", policy.set_scratch_size(f.level, Kokkos::PerTeam(scratch)), f);
+    } else {
+      Kokkos::parallel_for("cispmv::ci::factored",
+                           Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>>(exec_, 0, na_),
+                           impl::FactoredRowKernel<memory_space, XView, YView>{d_, x, y, alpha, beta});
+    }
+  }
+
+ private:
+  static std::size_t vector_bytes(const impl::FactoredHost& h) {
+    auto b = [](const auto& v) { return v.size() * sizeof(v[0]); };
+    return b(h.a_string) + b(h.a_rowbase) + b(h.a_lo) + b(h.a_hi) + b(h.q_rank) + b(h.q_position) + b(h.aa_ptr) +
+           b(h.aa_col) + b(h.aa_val) + b(h.bb_ptr) + b(h.bb_count) + b(h.bb_col) + b(h.bb_val) + b(h.be_ptr) +
+           b(h.be_count) + b(h.be_data) + b(h.ab_ptr) + b(h.ab_class) + b(h.ab_ja) + b(h.ab_pair) + b(h.ab_sign) +
+           b(h.ab_lo) + b(h.ab_len) + b(h.eri);
+  }
+
+  Exec exec_;
+  impl::FactoredData<memory_space> d_;
+  Kokkos::View<std::int32_t*, memory_space> task_ia_, task_first_, task_end_;
+  std::int64_t rows_ = 0;
+  std::size_t terms_ = 0, bytes_ = 0;
+  bool symmetry_ = false;
+  bool teams_ = false;
+  int team_size_ = 1;
+  int slots_ = 1;
+  int na_ = 0;
+};
+
+}  // namespace cispmv::ci

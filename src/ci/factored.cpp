@@ -1,0 +1,340 @@
+// The factored CI Hamiltonian's string lists, built on the host (see ci/factored.hpp).
+#include "cispmv/ci/factored.hpp"
+
+#include "cispmv/ci/hamiltonian.hpp"
+#include "cispmv/ci/slater_condon.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+namespace cispmv::impl {
+
+using namespace cispmv::ci;
+
+namespace {
+
+std::uint64_t bit(int p) { return std::uint64_t{1} << p; }
+
+int pair_of(int p, int q) { return static_cast<int>(FciDump::pair_index(p, q)); }
+
+std::unordered_map<std::uint64_t, std::int32_t> ids_of(const SpinStrings& S) {
+  std::unordered_map<std::uint64_t, std::int32_t> m;
+  m.reserve(S.size() * 2);
+  for (std::size_t id = 0; id < S.size(); ++id) m.emplace(S.strings[id], static_cast<std::int32_t>(id));
+  return m;
+}
+
+// A list per position q, laid out in slices of 32 positions (FactoredHost): ptr per slice, count per q,
+// entry k of q at ptr[q / 32] + 32 k + q % 32; the slice is as long as its longest list, padded with
+// `pad`.
+template <class T>
+void slice_lists(const std::vector<std::vector<T>>& lists, const T& pad, std::vector<std::int64_t>& ptr,
+                 std::vector<std::int32_t>& count, std::vector<T>& data) {
+  const std::size_t n = lists.size();
+  for (std::size_t s = 0; s * 32 < n; ++s) {
+    std::size_t width = 0;
+    for (std::size_t q = s * 32; q < std::min(n, s * 32 + 32); ++q) width = std::max(width, lists[q].size());
+    ptr.push_back(static_cast<std::int64_t>(data.size()));
+    const std::size_t base = data.size();
+    data.resize(base + 32 * width, pad);
+    for (std::size_t q = s * 32; q < std::min(n, s * 32 + 32); ++q) {
+      count.push_back(static_cast<std::int32_t>(lists[q].size()));
+      for (std::size_t k = 0; k < lists[q].size(); ++k) data[base + 32 * k + q % 32] = lists[q][k];
+    }
+  }
+}
+
+// f(target id, i, a) for every single replacement i -> a (i occupied, a empty) of string s whose
+// target is a string of `ids`.
+template <class F>
+void for_each_single(std::uint64_t s, int n, const std::unordered_map<std::uint64_t, std::int32_t>& ids, F&& f) {
+  for (int i = 0; i < n; ++i) {
+    if (!((s >> i) & 1u)) continue;
+    for (int a = 0; a < n; ++a) {
+      if ((s >> a) & 1u) continue;
+      const auto it = ids.find(s ^ bit(i) ^ bit(a));
+      if (it != ids.end()) f(it->second, i, a);
+    }
+  }
+}
+
+}  // namespace
+
+FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace& space,
+                                const FactoredOptions& options) {
+  const char* who = "cispmv::ci::FactoredHamiltonian";
+  const int n = space.num_orbitals;
+  if (integrals.num_orbitals != n) {
+    throw std::invalid_argument(std::string(who) + ": the integrals have " + std::to_string(integrals.num_orbitals) +
+                                " orbitals, the space " + std::to_string(n));
+  }
+  if (n > 63) throw std::invalid_argument(std::string(who) + ": more than 63 orbitals (the pair index has 12 bits)");
+  if (space.beta.size() >= (std::size_t{1} << (32 - factored_position_shift))) {
+    throw std::invalid_argument(std::string(who) + ": " + std::to_string(space.beta.size()) +
+                                " beta strings; the packed lists address at most " +
+                                std::to_string((std::size_t{1} << (32 - factored_position_shift)) - 1));
+  }
+  if (space.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+    throw std::invalid_argument(std::string(who) + ": " + std::to_string(space.size()) +
+                                " determinants; at most 2^31 - 1");
+  }
+  const SlaterCondon sc(integrals);
+  const bool restricted = space.irrep != 0;
+  // (ORBSYM all one irrep, or integrals that break it: every pair visited)
+  const bool symmetry = std::any_of(space.orbsym.begin(), space.orbsym.end(), [](int g) { return g != 1; }) &&
+                        options.symmetry_noise >= 0 &&
+                        integrals_obey_symmetry(integrals, space.orbsym, options.symmetry_noise);
+  auto orb_irrep = [&](int p) { return static_cast<std::uint32_t>(space.orbsym[static_cast<std::size_t>(p)] - 1); };
+  auto cls = [&](int p, int q) { return symmetry ? static_cast<int>(orb_irrep(p) ^ orb_irrep(q)) : 0; };
+  const double tol = options.drop_tolerance;
+
+  FactoredHost h;
+  h.num_orbitals = n;
+  h.num_pairs = n * (n + 1) / 2;
+  h.rows = static_cast<std::int64_t>(space.size());
+  h.na = static_cast<int>(space.alpha.size());
+  h.nb = static_cast<int>(space.beta.size());
+  h.nkb = space.beta.max_rank() + 1;
+  h.symmetry = symmetry;
+  h.num_classes = symmetry ? 8 : 1;
+  h.a_string = space.alpha.strings;
+
+  // kernel order of the beta strings: (irrep in a space of one irrep, rank, id)
+  auto key = [&](std::int32_t id) {
+    const auto i = static_cast<std::size_t>(id);
+    return std::make_tuple(restricted ? static_cast<int>(space.beta.irrep[i]) : 0, static_cast<int>(space.beta.rank[i]),
+                           id);
+  };
+  std::vector<std::int32_t> id_of(static_cast<std::size_t>(h.nb));
+  std::iota(id_of.begin(), id_of.end(), 0);
+  std::sort(id_of.begin(), id_of.end(), [&](std::int32_t u, std::int32_t v) { return key(u) < key(v); });
+  std::vector<std::int32_t> q_of(static_cast<std::size_t>(h.nb));
+  for (int q = 0; q < h.nb; ++q) q_of[static_cast<std::size_t>(id_of[static_cast<std::size_t>(q)])] = q;
+  for (int q = 0; q < h.nb; ++q) {
+    const auto id = static_cast<std::size_t>(id_of[static_cast<std::size_t>(q)]);
+    h.q_rank.push_back(space.beta.rank[id]);
+    h.q_position.push_back(space.beta.position[id]);
+  }
+
+  // per alpha string: the range of q it pairs with, and where its determinants lie
+  const int nkb = h.nkb;
+  h.a_rowbase.assign(static_cast<std::size_t>(h.na) * nkb, -1);
+  h.a_lo.resize(static_cast<std::size_t>(h.na));
+  h.a_hi.resize(static_cast<std::size_t>(h.na));
+  std::int64_t covered = 0;
+  for (int ja = 0; ja < h.na; ++ja) {
+    const auto a = static_cast<std::size_t>(ja);
+    const int ka = space.alpha.rank[a];
+    for (int kb = 0; kb < nkb; ++kb) {
+      const std::int64_t start = space.block_start[static_cast<std::size_t>(ka) * nkb + kb];
+      if (start >= 0) {
+        h.a_rowbase[a * nkb + kb] = start + space.alpha_block_position[a * nkb + static_cast<std::size_t>(kb)];
+      }
+    }
+    const int irrep = restricted ? static_cast<int>((space.irrep - 1) ^ space.alpha.irrep[a]) : 0;
+    const int max_rank = std::min(space.beta.max_rank(), space.max_level - ka);
+    auto first_at = [&](int rank) {
+      return static_cast<int>(std::lower_bound(id_of.begin(), id_of.end(), std::make_tuple(irrep, rank, 0),
+                                               [&](std::int32_t u, const auto& k) { return key(u) < k; }) -
+                              id_of.begin());
+    };
+    h.a_lo[a] = first_at(0);
+    h.a_hi[a] = max_rank < 0 ? h.a_lo[a] : first_at(max_rank + 1);
+    h.max_range = std::max(h.max_range, h.a_hi[a] - h.a_lo[a]);
+    covered += h.a_hi[a] - h.a_lo[a];
+    for (int q : {h.a_lo[a], h.a_hi[a] - 1}) {  // the ends of the range against the space's own addressing
+      if (q < h.a_lo[a] || q >= h.a_hi[a]) continue;
+      const auto qi = static_cast<std::size_t>(q);
+      const std::int64_t want = space.index_of(ja, id_of[qi]);
+      if (want < 0 || want != h.a_rowbase[a * nkb + h.q_rank[qi]] + h.q_position[qi]) {
+        throw std::logic_error(std::string(who) + ": the beta range of alpha string " + std::to_string(ja) +
+                               " disagrees with the space's addressing");
+      }
+    }
+  }
+  if (covered != h.rows) {
+    throw std::logic_error(std::string(who) + ": the alpha strings' beta ranges cover " + std::to_string(covered) +
+                           " determinants of " + std::to_string(h.rows));
+  }
+
+  // same-spin string Hamiltonian: row s of H_alpha (or H_beta), as (target id, value)
+  auto same_spin_row = [&](const SpinStrings& S, const std::unordered_map<std::uint64_t, std::int32_t>& ids,
+                           std::size_t id, std::vector<std::pair<std::int32_t, double>>& out) {
+    out.clear();
+    const std::uint64_t s = S.strings[id];
+    out.emplace_back(static_cast<std::int32_t>(id), sc.diagonal({s, 0}));
+    int occ[64], emp[64], no = 0, ne = 0;
+    for (int p = 0; p < n; ++p) ((s >> p) & 1u ? occ[no++] : emp[ne++]) = p;
+    auto keep = [&](std::uint64_t t, double v) {
+      const auto it = ids.find(t);
+      if (it == ids.end() || !(std::abs(v) >= tol)) return;
+      if (symmetry && S.irrep[static_cast<std::size_t>(it->second)] != S.irrep[id]) return;
+      out.emplace_back(it->second, v);
+    };
+    for (int x = 0; x < no; ++x) {
+      for (int y = 0; y < ne; ++y) keep(s ^ bit(occ[x]) ^ bit(emp[y]), sc.single(s, 0, occ[x], emp[y]));
+    }
+    for (int x = 0; x < no; ++x) {
+      for (int x2 = x + 1; x2 < no; ++x2) {
+        for (int y = 0; y < ne; ++y) {
+          for (int y2 = y + 1; y2 < ne; ++y2) {
+            const std::uint64_t t = s ^ bit(occ[x]) ^ bit(occ[x2]) ^ bit(emp[y]) ^ bit(emp[y2]);
+            if (ids.count(t) == 0) continue;
+            keep(t, sc.double_same_spin(s, occ[x], occ[x2], emp[y], emp[y2]));
+          }
+        }
+      }
+    }
+  };
+  const auto a_ids = ids_of(space.alpha), b_ids = ids_of(space.beta);
+  std::vector<std::pair<std::int32_t, double>> row;
+  h.aa_ptr.push_back(0);
+  for (std::size_t a = 0; a < space.alpha.size(); ++a) {
+    same_spin_row(space.alpha, a_ids, a, row);
+    std::sort(row.begin(), row.end());
+    for (const auto& [col, v] : row) {
+      h.aa_col.push_back(col);
+      h.aa_val.push_back(v);
+    }
+    h.aa_ptr.push_back(static_cast<std::int64_t>(h.aa_col.size()));
+  }
+  {
+    std::vector<std::vector<std::int32_t>> cols(static_cast<std::size_t>(h.nb));
+    std::vector<std::vector<double>> vals(static_cast<std::size_t>(h.nb));
+    for (int q = 0; q < h.nb; ++q) {
+      same_spin_row(space.beta, b_ids, static_cast<std::size_t>(id_of[static_cast<std::size_t>(q)]), row);
+      for (auto& e : row) e.first = q_of[static_cast<std::size_t>(e.first)];
+      std::sort(row.begin(), row.end());
+      for (const auto& [col, v] : row) {
+        cols[static_cast<std::size_t>(q)].push_back(col);
+        vals[static_cast<std::size_t>(q)].push_back(v);
+      }
+    }
+    std::vector<std::int64_t> ptr2;
+    std::vector<std::int32_t> count2;
+    slice_lists(cols, std::int32_t{0}, h.bb_ptr, h.bb_count, h.bb_col);
+    slice_lists(vals, 0.0, ptr2, count2, h.bb_val);
+  }
+
+  // beta replacements per class of their pair: E_rr of each occupied r (class 0), then singles
+  {
+    const auto npos = static_cast<std::uint32_t>(factored_position_shift);
+    std::vector<std::vector<std::vector<std::uint32_t>>> lists(
+        static_cast<std::size_t>(h.num_classes),
+        std::vector<std::vector<std::uint32_t>>(static_cast<std::size_t>(h.nb)));
+    for (int q = 0; q < h.nb; ++q) {
+      const std::uint64_t s = space.beta.strings[static_cast<std::size_t>(id_of[static_cast<std::size_t>(q)])];
+      const auto uq = static_cast<std::uint32_t>(q);
+      for (int r = 0; r < n; ++r) {
+        if ((s >> r) & 1u)
+          lists[0][static_cast<std::size_t>(q)].push_back(uq << npos | static_cast<std::uint32_t>(pair_of(r, r)));
+      }
+      for_each_single(s, n, b_ids, [&](std::int32_t id, int r, int b) {
+        const auto t = static_cast<std::uint32_t>(q_of[static_cast<std::size_t>(id)]);
+        const std::uint32_t negative = excitation_sign(s, r, b) < 0 ? 1u : 0u;
+        lists[static_cast<std::size_t>(cls(r, b))][static_cast<std::size_t>(q)].push_back(
+            t << npos | negative << factored_pair_bits | static_cast<std::uint32_t>(pair_of(r, b)));
+      });
+    }
+    const std::size_t slices = (static_cast<std::size_t>(h.nb) + 31) / 32;
+    for (int c = 0; c < h.num_classes; ++c) {
+      std::vector<std::int64_t> ptr;
+      std::vector<std::int32_t> count;
+      slice_lists(lists[static_cast<std::size_t>(c)], std::uint32_t{0}, ptr, count, h.be_data);
+      if (ptr.size() != slices) throw std::logic_error(std::string(who) + ": slices of the beta lists");
+      h.be_ptr.insert(h.be_ptr.end(), ptr.begin(), ptr.end());
+      h.be_count.insert(h.be_count.end(), count.begin(), count.end());
+    }
+  }
+
+  // alpha replacements per alpha string, in batches of one class: the diagonal, then singles
+  {
+    // prefix sums over q of each class's list lengths: the terms a batch costs on a range of q
+    std::vector<std::int64_t> prefix(static_cast<std::size_t>(h.num_classes) * (h.nb + 1), 0);
+    for (int c = 0; c < h.num_classes; ++c) {
+      for (int q = 0; q < h.nb; ++q) {
+        const std::size_t at = static_cast<std::size_t>(c) * (h.nb + 1) + q;
+        prefix[at + 1] = prefix[at] + h.be_count[static_cast<std::size_t>(c) * h.nb + q];
+      }
+    }
+    h.ab_ptr.push_back(0);
+    struct Rep {
+      std::int32_t ja, pair;
+      double sign;
+    };
+    for (int ia = 0; ia < h.na; ++ia) {
+      const std::uint64_t s = space.alpha.strings[static_cast<std::size_t>(ia)];
+      std::vector<std::vector<Rep>> by_class(static_cast<std::size_t>(h.num_classes));
+      by_class[0].push_back({ia, h.num_pairs, 1.0});
+      for_each_single(s, n, a_ids, [&](std::int32_t id, int i, int a) {
+        by_class[static_cast<std::size_t>(cls(i, a))].push_back({id, pair_of(i, a), excitation_sign(s, i, a)});
+      });
+      const auto ua = static_cast<std::size_t>(ia);
+      for (int c = 0; c < h.num_classes; ++c) {
+        const auto& reps = by_class[static_cast<std::size_t>(c)];
+        for (std::size_t k = 0; k < reps.size(); k += factored_batch) {
+          h.ab_class.push_back(static_cast<std::uint8_t>(c));
+          int lo = std::numeric_limits<int>::max(), hi = 0;
+          for (std::size_t r = k; r < k + factored_batch; ++r) {
+            const Rep rep = r < reps.size() ? reps[r] : Rep{-1, 0, 0.0};
+            h.ab_ja.push_back(rep.ja);
+            h.ab_pair.push_back(rep.pair);
+            h.ab_sign.push_back(rep.sign);
+            if (rep.ja >= 0 && h.a_hi[static_cast<std::size_t>(rep.ja)] > h.a_lo[static_cast<std::size_t>(rep.ja)]) {
+              lo = std::min(lo, h.a_lo[static_cast<std::size_t>(rep.ja)]);
+              hi = std::max(hi, h.a_hi[static_cast<std::size_t>(rep.ja)]);
+            }
+          }
+          if (hi == 0) lo = 0;  // no string of the batch pairs with any beta string
+          h.ab_lo.push_back(lo);
+          h.ab_len.push_back(hi - lo);
+          h.max_batch_range = std::max(h.max_batch_range, hi - lo);
+          const std::size_t base = static_cast<std::size_t>(c) * (h.nb + 1);
+          h.alpha_beta_terms += static_cast<std::size_t>(prefix[base + static_cast<std::size_t>(h.a_hi[ua])] -
+                                                         prefix[base + static_cast<std::size_t>(h.a_lo[ua])]) *
+                                std::min<std::size_t>(factored_batch, reps.size() - k);
+        }
+      }
+      h.ab_ptr.push_back(static_cast<std::int64_t>(h.ab_class.size()));
+    }
+  }
+
+  const auto np = static_cast<std::size_t>(h.num_pairs);
+  h.eri.resize(np * np);
+  for (std::size_t pq = 0; pq < np; ++pq) {
+    for (std::size_t rs = 0; rs < np; ++rs) {
+      h.eri[pq * np + rs] = integrals.two_electron[pq >= rs ? pq * (pq + 1) / 2 + rs : rs * (rs + 1) / 2 + pq];
+    }
+  }
+  return h;
+}
+
+}  // namespace cispmv::impl
+
+namespace cispmv::ci {
+
+std::vector<double> hamiltonian_diagonal(const FciDump& integrals, const DeterminantSpace& space) {
+  if (integrals.num_orbitals != space.num_orbitals) {
+    throw std::invalid_argument("cispmv::ci::hamiltonian_diagonal: the integrals have " +
+                                std::to_string(integrals.num_orbitals) + " orbitals, the space " +
+                                std::to_string(space.num_orbitals));
+  }
+  const SlaterCondon sc(integrals);
+  std::vector<double> d(space.size());
+  Kokkos::parallel_for("cispmv::ci::hamiltonian_diagonal",
+                       Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<std::int64_t>>(
+                           0, static_cast<std::int64_t>(space.size())),
+                       [&](const std::int64_t i) {
+                         d[static_cast<std::size_t>(i)] = sc.diagonal(space.determinants[static_cast<std::size_t>(i)]);
+                       });
+  return d;
+}
+
+}  // namespace cispmv::ci
