@@ -460,7 +460,7 @@ class Suite {
     // the automatic launch; on GPUs also other team sizes and beta strings per thread
     std::vector<std::pair<int, int>> shapes{{0, 0}};
     if (impl::is_gpu_space_v<Exec>) {
-      shapes.insert(shapes.end(), {{128, 1}, {128, 2}, {128, 4}, {128, 8}, {256, 2}, {256, 4}, {64, 8}});
+      shapes.insert(shapes.end(), {{128, 1}, {128, 2}, {128, 4}, {256, 2}, {256, 4}, {64, 4}});
     }
     for (const auto& [team, slots] : shapes) {
       const std::string label =

@@ -62,8 +62,8 @@ struct FactoredOptions {
   /// (`teams`, what GPUs run), or a thread per alpha string reading x where it lies (`rows`, what CPUs
   /// run); `automatic` picks by the execution space. The tests run both on every backend.
   enum class Kernel { automatic, teams, rows } kernel = Kernel::automatic;
-  /// Team size of the team kernel (0: 128 on GPUs, 1 on CPUs; at most 256) and beta strings per thread (0: as many
-  /// as keep ~1,024 teams busy; at most 8).
+  /// Team size of the team kernel (0: 128 on GPUs, 1 on CPUs; at most 256) and
+  /// beta strings per thread (0: as many as keep ~1,024 teams busy; at most 4).
   int team_size = 0;
   int slots = 0;
 };
@@ -80,7 +80,7 @@ namespace cispmv::impl {
 /// that each beta entry read serves this many of them.
 inline constexpr int factored_batch = 4;
 /// Beta strings a GPU thread accumulates at most (registers).
-inline constexpr int factored_max_slots = 8;
+inline constexpr int factored_max_slots = 4;
 /// Bits of a packed beta entry: kernel position of the target string (high), sign, pair index (low).
 inline constexpr int factored_pair_bits = 12;
 inline constexpr int factored_position_shift = factored_pair_bits + 1;
@@ -297,15 +297,8 @@ struct FactoredTeamKernel {
     const Scratch xs(m.team_scratch(level), static_cast<std::size_t>(R) * capacity);
     const Scratch gs(m.team_scratch(level), static_cast<std::size_t>(R) * d.num_pairs);
     double acc[factored_max_slots];
-    int rank[factored_max_slots], position[factored_max_slots];
     CISPMV_FACTORED_UNROLL
-    for (int s = 0; s < factored_max_slots; ++s) {
-      const int q = first + t + s * T;
-      const bool mine = s < slots && q < end;
-      acc[s] = 0.0;
-      rank[s] = mine ? d.q_rank(q) : 0;
-      position[s] = mine ? d.q_position(q) : 0;
-    }
+    for (int s = 0; s < factored_max_slots; ++s) acc[s] = 0.0;
     const int lo_a = d.a_lo(ia), len_a = d.a_hi(ia) - lo_a;
 
     // H_alpha (x) 1: rows ja of x, read where they lie (consecutive threads, consecutive betas)
@@ -313,12 +306,11 @@ struct FactoredTeamKernel {
       const std::int32_t ja = d.aa_col(e);
       const double v = d.aa_val(e);
       const int lo = d.a_lo(ja), len = d.a_hi(ja) - lo;
-      const std::int64_t base = static_cast<std::int64_t>(ja) * d.nkb;
       CISPMV_FACTORED_UNROLL
       for (int s = 0; s < factored_max_slots; ++s) {
         const int q = first + t + s * T;
         if (s < slots && q < end && static_cast<unsigned>(q - lo) < static_cast<unsigned>(len)) {
-          acc[s] += v * x(d.a_rowbase(base + rank[s]) + position[s]);
+          acc[s] += v * x(d.index(ja, q));
         }
       }
     }
@@ -407,7 +399,7 @@ struct FactoredTeamKernel {
     for (int s = 0; s < factored_max_slots; ++s) {
       const int q = first + t + s * T;
       if (s < slots && q < end) {
-        const std::int64_t out = d.a_rowbase(static_cast<std::int64_t>(ia) * d.nkb + rank[s]) + position[s];
+        const std::int64_t out = d.index(ia, q);
         y(out) = beta == 0.0 ? alpha * acc[s] : beta * y(out) + alpha * acc[s];
       }
     }
@@ -444,7 +436,7 @@ class FactoredHamiltonian {
       if (options.team_size < 0 || options.team_size > 256 || options.slots < 0 ||
           options.slots > impl::factored_max_slots) {
         throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: team size " + std::to_string(options.team_size) +
-                                    " (0 or 1..256) or slots " + std::to_string(options.slots) + " (0 or 1..8)");
+                                    " (0 or 1..256) or slots " + std::to_string(options.slots) + " (0 or 1..4)");
       }
       team_size_ = options.team_size > 0 ? options.team_size : cispmv::impl::is_gpu_space_v<Exec> ? 128 : 1;
       // chunks of a beta range: as many slots per thread as keep ~1,024 teams busy
