@@ -62,7 +62,7 @@ struct FactoredOptions {
   /// (`teams`, what GPUs run), or a thread per alpha string reading x where it lies (`rows`, what CPUs
   /// run); `automatic` picks by the execution space. The tests run both on every backend.
   enum class Kernel { automatic, teams, rows } kernel = Kernel::automatic;
-  /// Team size of the team kernel (0: 128 on GPUs, 1 on CPUs; at most 256) and
+  /// Team size of the team kernel (0: 128 on GPUs, 256 for more than ~524K determinants, 1 on CPUs; at most 256) and
   /// beta strings per thread (0: as many as keep ~1,024 teams busy; at most 4).
   int team_size = 0;
   int slots = 0;
@@ -438,9 +438,15 @@ class FactoredHamiltonian {
         throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: team size " + std::to_string(options.team_size) +
                                     " (0 or 1..256) or slots " + std::to_string(options.slots) + " (0 or 1..4)");
       }
-      team_size_ = options.team_size > 0 ? options.team_size : cispmv::impl::is_gpu_space_v<Exec> ? 128 : 1;
-      // chunks of a beta range: as many slots per thread as keep ~1,024 teams busy
+      // chunks of a beta range: as many slots per thread as keep ~1,024 teams busy; on GPUs 128 threads a
+      // team, 256 where 128 would need more than factored_max_slots (fewer chunks of a range, each staging
+      // the whole rows: session 26, all-electron 4.94 ms at 256 x 4 against 5.43 at 128 x 8)
       const double teams = 1024.0;
+      const bool many = static_cast<double>(rows_) > 128.0 * teams * impl::factored_max_slots;
+      team_size_ = options.team_size > 0                 ? options.team_size
+                   : !cispmv::impl::is_gpu_space_v<Exec> ? 1
+                   : many                                ? 256
+                                                         : 128;
       slots_ = options.slots > 0 ? options.slots
                                  : static_cast<int>(std::ceil(static_cast<double>(rows_) / (team_size_ * teams)));
       slots_ = std::clamp(slots_, 1, impl::factored_max_slots);
