@@ -909,6 +909,39 @@ TEST(CiHost, CiCommandBuildsCsellInBlocksWhenItsCsrDoesNotFit) {
   EXPECT_THROW(cispmv::app::ci_command(opts, refused), cispmv::MemoryBudgetError);
 }
 
+// A matrix that does not fit at all, though the Davidson's vectors do: --format auto takes the factored
+// Hamiltonian (never assembled) and finds PySCF's energy; where the vectors do not fit either, the
+// refusal before the space is built stands; --format factored refuses --write-mtx.
+TEST(CiHost, CiCommandTakesTheFactoredHamiltonianWhereTheMatrixDoesNotFit) {
+  cispmv::app::CiCommandOptions opts;
+  opts.fcidump = data_path("h2o_631g_fc.fcidump");  // A1 full CI: 61,441 determinants, ~300 MB of CSR
+  opts.level = 8;
+  opts.max_memory = "100M";  // the vectors: ~30 MB
+  opts.json = "-";
+  std::ostringstream out;
+  ASSERT_EQ(cispmv::app::ci_command(opts, out), 0) << out.str();
+  std::string text = out.str();
+  EXPECT_NE(text.find("\"assembled\": false"), std::string::npos) << text;
+  EXPECT_NE(text.find("-76.11995518"), std::string::npos) << text;  // PySCF: -76.119955187921
+  opts.json.clear();
+  std::ostringstream report;
+  ASSERT_EQ(cispmv::app::ci_command(opts, report), 0);
+  text = report.str();
+  EXPECT_NE(text.find("the factored Hamiltonian, never assembled"), std::string::npos) << text;
+  EXPECT_EQ(text.find("hamiltonian count pass"), std::string::npos) << "the matrix was built: " << text;
+  // the vectors do not fit either: refused before the space is built
+  opts.max_memory = "20M";
+  std::ostringstream refused;
+  EXPECT_THROW(cispmv::app::ci_command(opts, refused), cispmv::MemoryBudgetError);
+  EXPECT_EQ(refused.str().find("determinants: "), std::string::npos) << refused.str();
+  // asked for by name, with a file for the matrix it never builds
+  opts.max_memory.clear();
+  opts.format = "factored";
+  opts.write_mtx = "never-written.mtx";
+  std::ostringstream bad;
+  EXPECT_THROW(cispmv::app::ci_command(opts, bad), std::invalid_argument);
+}
+
 TEST(CiHost, CiCommandWritesJsonAndHonoursTheRequestedReference) {
   cispmv::app::CiCommandOptions opts;
   opts.fcidump = data_path("h2o_631g_pitzer.fcidump");

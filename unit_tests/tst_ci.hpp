@@ -507,13 +507,17 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
     int level;
     bool restrict_to_isym;
     bool break_symmetry;
+    int ms2;  // N_alpha - N_beta: 2 and 4 give alpha and beta strings of different lengths
   };
-  for (const Case c :
-       {Case{"lih_sto3g", 4, false, false}, Case{"h2o_631g_fc", 2, true, false}, Case{"h2o_631g_fc", 3, false, false},
-        Case{"h2o_631g_pitzer", 2, true, false}, Case{"h2o_631g_pitzer", 2, false, false},
-        Case{"h2o_631g_fc", 2, true, true}, Case{"h2o_631g_fc", 3, false, true}, Case{"h2_sto3g", 2, false, false}}) {
+  for (const Case c : {Case{"lih_sto3g", 4, false, false, 0}, Case{"h2o_631g_fc", 2, true, false, 0},
+                       Case{"h2o_631g_fc", 3, false, false, 0}, Case{"h2o_631g_pitzer", 2, true, false, 0},
+                       Case{"h2o_631g_pitzer", 2, false, false, 0}, Case{"h2o_631g_fc", 2, true, true, 0},
+                       Case{"h2o_631g_fc", 3, false, true, 0}, Case{"h2_sto3g", 2, false, false, 0},
+                       Case{"lih_sto3g", 4, false, false, 2}, Case{"h2o_631g_fc", 3, false, false, 2},
+                       Case{"h2o_631g_fc", 2, true, false, 4}}) {
     cispmv::ci::FciDump dump = cispmv::ci::read_fcidump(std::string(CISPMV_TEST_DATA_DIR) + "/" + c.file + ".fcidump");
     if (c.break_symmetry) dump.set_two(0, 1, 0, 0, 1e-3);  // orbitals 0 and 1 of different irreps
+    dump.ms2 = c.ms2;
     const auto space = cispmv::ci::make_determinant_space(dump, c.level, c.restrict_to_isym);
     const auto H = cispmv::ci::build_hamiltonian(dump, space, 0.0);
     const int n = H.num_rows;
@@ -558,10 +562,11 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
                 !c.break_symmetry && std::string(c.file) != "lih_sto3g" && std::string(c.file) != "h2_sto3g")
           << c.file;
       ASSERT_EQ(F.num_rows(), n);
-      const std::string what = std::string(c.file) + " level " + std::to_string(c.level) + " restricted " +
-                               std::to_string(c.restrict_to_isym) + " broken symmetry " +
-                               std::to_string(c.break_symmetry) + " kernel " + (F.team_kernel() ? "teams" : "rows") +
-                               " slots " + std::to_string(F.slots()) + ": " + std::to_string(n) + " determinants";
+      const std::string what = std::string(c.file) + " MS2 " + std::to_string(c.ms2) + " level " +
+                               std::to_string(c.level) + " restricted " + std::to_string(c.restrict_to_isym) +
+                               " broken symmetry " + std::to_string(c.break_symmetry) + " kernel " +
+                               (F.team_kernel() ? "teams" : "rows") + " slots " + std::to_string(F.slots()) + ": " +
+                               std::to_string(n) + " determinants";
       // (not mirrors: those alias hx and hy on the host)
       Kokkos::View<double*, TEST_MEMSPACE> x("x", n), y("y", n);
       Kokkos::deep_copy(x, hx);

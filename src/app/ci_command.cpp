@@ -279,6 +279,24 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
            format_bytes(mem.space) + " for " + std::to_string(count).substr(0, 12) + " determinants alone",
            "Use a lower --level or fewer orbitals.");
   }
+  // Whether the factored Hamiltonian (the fallback of --format auto where the matrix does not fit) fits:
+  // its lists take megabytes, the Davidson's vectors are what is large (with a guard per irrep of the
+  // space: `guards`, or before the space is built the irreps the orbitals' irreps can make).
+  auto factored_fits = [&](double determinants, int guards) {
+    const double need = davidson_vector_bytes(options.roots, determinants, guards) + (on_host ? mem.space : 0.0);
+    return need <= 0.9 * (on_host ? host_have : device_have);
+  };
+  int possible_irreps = 1;
+  if (!options.restrict_to_isym) {
+    std::uint32_t reach = 1;  // irreps (bit h: irrep h, 0-based) that products of the orbitals' irreps reach
+    for (int g : dump.orbsym) {
+      for (int h = 0; h < 8; ++h) {
+        if ((reach >> h) & 1u) reach |= 1u << (h ^ (g - 1));
+      }
+    }
+    possible_irreps = __builtin_popcount(reach);
+  }
+  const bool may_fall_back = options.format == "auto" && options.write_mtx.empty();
   // A first look at the matrix before the space is built (which takes seconds and gigabytes for a
   // space far too large): the reference's row has one entry per determinant of the space within two
   // excitations of it and of its own irrep (the others couple only through integrals that break the
@@ -293,7 +311,8 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
                                                     dump.orbsym, reference_irrep, reference.determinant);
     const double matrix = count * reference_row * (sizeof(double) + sizeof(int));
     const double have = on_host ? host_have : device_have;
-    if (0.5 * matrix > have && !factored && options.format == "auto" && options.write_mtx.empty()) {
+    if (0.5 * matrix > have && !factored && may_fall_back &&
+        factored_fits(count, possible_irreps > 1 ? possible_irreps : 0)) {
       factored = true;
       out << "automatic format choice: the matrix (~" << format_bytes(matrix) << " in CSR, estimated) does not fit in "
           << format_bytes(have) << " on " << Exec::name() << ": the factored Hamiltonian, never assembled" << std::endl;
@@ -393,7 +412,7 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
       out << "the CSR (" << format_bytes(mem.matrix) << ") does not fit beside its csell on " << Exec::name()
           << ": csell is built in blocks of " << csell_block_rows << " rows (~"
           << format_bytes(static_cast<double>(csell_block_rows) * row_bytes) << " of CSR at a time)" << std::endl;
-    } else if (need > fill * have && options.format == "auto" && options.write_mtx.empty()) {
+    } else if (need > fill * have && may_fall_back && factored_fits(rows_d, irreps > 1 ? irreps : 0)) {
       factored = true;
       out << "automatic format choice: the matrix does not fit (" << parts << " against " << format_bytes(have)
           << " on " << Exec::name() << "): the factored Hamiltonian, never assembled" << std::endl;
@@ -439,7 +458,8 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
     }
     FactoredOptions fopt;
     fopt.drop_tolerance = options.drop_tolerance;
-    const FactoredHamiltonian<Exec> F(Exec(), dump, space, fopt);
+    const auto F = allocating("the factored Hamiltonian's string lists", "",
+                              [&] { return FactoredHamiltonian<Exec>(Exec(), dump, space, fopt); });
     const auto host_diagonal = hamiltonian_diagonal(dump, space);
     Kokkos::View<double*, ExecMemory> diagonal("cispmv::ci::diagonal", n);
     Kokkos::deep_copy(diagonal, Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
@@ -582,7 +602,8 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
     std::vector<std::size_t> per_level;
     for (int l = 0; l <= space.max_level; ++l) per_level.push_back(space.level_size(l));
     j["space"]["determinants_per_level"] = per_level;
-    j["matrix"] = {{"nonzeros", nnz}, {"built_on", Exec::name()}};
+    // (factored: never assembled, no nonzeros stored)
+    j["matrix"] = {{"nonzeros", nnz}, {"built_on", Exec::name()}, {"assembled", !factored}};
     j["davidson"] = {{"format", res.format},         {"plan", res.plan},           {"device", res.device},
                      {"roots", options.roots},       {"energies", res.energies},   {"residual_norms", res.residuals},
                      {"iterations", res.iterations}, {"spmv_calls", res.num_spmv}, {"converged", res.converged}};

@@ -75,7 +75,9 @@ FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace
     throw std::invalid_argument(std::string(who) + ": the integrals have " + std::to_string(integrals.num_orbitals) +
                                 " orbitals, the space " + std::to_string(n));
   }
-  if (n > 63) throw std::invalid_argument(std::string(who) + ": more than 63 orbitals (the pair index has 12 bits)");
+  if (n > max_orbitals) {
+    throw std::invalid_argument(std::string(who) + ": more than " + std::to_string(max_orbitals) + " orbitals");
+  }
   if (space.beta.size() >= (std::size_t{1} << (32 - factored_position_shift))) {
     throw std::invalid_argument(std::string(who) + ": " + std::to_string(space.beta.size()) +
                                 " beta strings; the packed lists address at most " +

@@ -420,7 +420,7 @@ class FactoredHamiltonian {
   using value_type = double;
   /// Builds the string lists on the host (O(strings x replacements)) and copies them to Exec's memory.
   /// Throws std::invalid_argument when the integrals and the space disagree, or the space is beyond
-  /// what the packed lists address (more than 2^19 beta strings, more than 63 orbitals).
+  /// what the packed lists address (2^19 beta strings or more).
   FactoredHamiltonian(const Exec& exec, const FciDump& integrals, const DeterminantSpace& space,
                       const FactoredOptions& options = {})
       : exec_(exec) {
