@@ -457,24 +457,35 @@ class Suite {
   /// like every other benchmark; bytes: its lists and integrals, x and y. Double only.
   void register_factored(const std::shared_ptr<const ci::FciDump>& dump,
                          const std::shared_ptr<const ci::DeterminantSpace>& space) {
-    // the automatic launch; on GPUs also other team sizes and beta strings per thread
-    std::vector<std::pair<int, int>> shapes{{0, 0}};
+    // the automatic launch; on GPUs also other team sizes, beta strings per thread and batches of 2
+    struct Shape {
+      int team, slots, batch;
+    };
+    std::vector<Shape> shapes{{0, 0, 0}};
     if (impl::is_gpu_space_v<Exec>) {
-      shapes.insert(shapes.end(), {{128, 1}, {128, 2}, {128, 4}, {256, 2}, {256, 4}, {64, 4}});
+      shapes.insert(
+          shapes.end(),
+          {{128, 1, 0}, {128, 2, 0}, {128, 4, 0}, {256, 2, 0}, {256, 4, 0}, {64, 4, 0}, {0, 0, 2}, {256, 4, 2}});
     }
-    for (const auto& [team, slots] : shapes) {
-      const std::string label =
-          team == 0 ? "ci-factored" : "ci-factored/team:" + std::to_string(team) + "/slots:" + std::to_string(slots);
-      add(label, [this, dump, space, team = team, slots = slots] {
+    for (const Shape& shape : shapes) {
+      const std::string label = shape.team == 0 && shape.batch == 0
+                                    ? std::string("ci-factored")
+                                    : "ci-factored" +
+                                          (shape.team == 0 ? std::string()
+                                                           : "/team:" + std::to_string(shape.team) +
+                                                                 "/slots:" + std::to_string(shape.slots)) +
+                                          (shape.batch == 0 ? std::string() : "/batch:" + std::to_string(shape.batch));
+      add(label, [this, dump, space, shape] {
         Kokkos::Timer t;
         ci::FactoredOptions options;
-        options.team_size = team;
-        options.slots = slots;
+        options.team_size = shape.team;
+        options.slots = shape.slots;
+        options.batch = shape.batch;
         auto F = std::make_shared<ci::FactoredHamiltonian<Exec>>(Exec(), *dump, *space, options);
         std::cerr << "spmv_bench: ci-factored built in " << t.seconds() << " s: " << F->bytes() * 1e-6 << " MB, "
                   << F->alpha_beta_terms() << " alpha-beta terms, symmetry " << (F->uses_symmetry() ? "on" : "off")
                   << ", team kernel " << F->team_kernel() << " (team " << F->team_size() << ", slots " << F->slots()
-                  << ")\n";
+                  << ", batch " << F->batch() << ")\n";
         const double bytes = static_cast<double>(F->bytes()) + 2.0 * sizeof(Scalar) * host_.num_rows;
         return Prepared{[F, this] { F->apply(1.0, x_, 0.0, y_); }, bytes};
       });

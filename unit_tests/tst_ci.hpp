@@ -550,14 +550,20 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
     struct Variant {
       Kernel kernel;
       int slots;
+      int batch;  // alpha replacements staged at a time (0: automatic, 4 on CPUs)
     };
-    for (const Variant v : {Variant{Kernel::rows, 0}, Variant{Kernel::teams, 1}, Variant{Kernel::teams, 3}}) {
+    for (const Variant v : {Variant{Kernel::rows, 0, 0}, Variant{Kernel::teams, 1, 0}, Variant{Kernel::teams, 3, 0},
+                            Variant{Kernel::teams, 3, 2}, Variant{Kernel::rows, 0, 2}}) {
       cispmv::ci::FactoredOptions options;
       options.kernel = v.kernel;
       options.team_size = team;
       options.slots = v.slots;
+      options.batch = v.batch;
       const cispmv::ci::FactoredHamiltonian<TEST_EXECSPACE> F(TEST_EXECSPACE(), dump, space, options);
       EXPECT_EQ(F.team_kernel(), v.kernel == Kernel::teams);
+      if (v.batch > 0) {
+        EXPECT_EQ(F.batch(), v.batch);
+      }
       EXPECT_EQ(F.uses_symmetry(),
                 !c.break_symmetry && std::string(c.file) != "lih_sto3g" && std::string(c.file) != "h2_sto3g")
           << c.file;
@@ -565,8 +571,8 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
       const std::string what = std::string(c.file) + " MS2 " + std::to_string(c.ms2) + " level " +
                                std::to_string(c.level) + " restricted " + std::to_string(c.restrict_to_isym) +
                                " broken symmetry " + std::to_string(c.break_symmetry) + " kernel " +
-                               (F.team_kernel() ? "teams" : "rows") + " slots " + std::to_string(F.slots()) + ": " +
-                               std::to_string(n) + " determinants";
+                               (F.team_kernel() ? "teams" : "rows") + " slots " + std::to_string(F.slots()) +
+                               " batch " + std::to_string(F.batch()) + ": " + std::to_string(n) + " determinants";
       // (not mirrors: those alias hx and hy on the host)
       Kokkos::View<double*, TEST_MEMSPACE> x("x", n), y("y", n);
       Kokkos::deep_copy(x, hx);

@@ -67,8 +67,8 @@ void for_each_single(std::uint64_t s, int n, const std::unordered_map<std::uint6
 
 }  // namespace
 
-FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace& space,
-                                const FactoredOptions& options) {
+FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace& space, const FactoredOptions& options,
+                                const int batch) {
   const char* who = "cispmv::ci::FactoredHamiltonian";
   const int n = space.num_orbitals;
   if (integrals.num_orbitals != n) {
@@ -105,6 +105,7 @@ FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace
   h.nb = static_cast<int>(space.beta.size());
   h.nkb = space.beta.max_rank() + 1;
   h.symmetry = symmetry;
+  h.batch = batch;
   h.num_classes = symmetry ? 8 : 1;
   h.a_string = space.alpha.strings;
 
@@ -281,10 +282,11 @@ FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace
       const auto ua = static_cast<std::size_t>(ia);
       for (int c = 0; c < h.num_classes; ++c) {
         const auto& reps = by_class[static_cast<std::size_t>(c)];
-        for (std::size_t k = 0; k < reps.size(); k += factored_batch) {
+        const auto per = static_cast<std::size_t>(batch);
+        for (std::size_t k = 0; k < reps.size(); k += per) {
           h.ab_class.push_back(static_cast<std::uint8_t>(c));
           int lo = std::numeric_limits<int>::max(), hi = 0;
-          for (std::size_t r = k; r < k + factored_batch; ++r) {
+          for (std::size_t r = k; r < k + per; ++r) {
             const Rep rep = r < reps.size() ? reps[r] : Rep{-1, 0, 0.0};
             h.ab_ja.push_back(rep.ja);
             h.ab_pair.push_back(rep.pair);
@@ -301,7 +303,7 @@ FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace
           const std::size_t base = static_cast<std::size_t>(c) * (h.nb + 1);
           h.alpha_beta_terms += static_cast<std::size_t>(prefix[base + static_cast<std::size_t>(h.a_hi[ua])] -
                                                          prefix[base + static_cast<std::size_t>(h.a_lo[ua])]) *
-                                std::min<std::size_t>(factored_batch, reps.size() - k);
+                                std::min<std::size_t>(per, reps.size() - k);
         }
       }
       h.ab_ptr.push_back(static_cast<std::int64_t>(h.ab_class.size()));

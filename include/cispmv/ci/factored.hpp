@@ -66,6 +66,10 @@ struct FactoredOptions {
   /// beta strings per thread (0: as many as keep ~1,024 teams busy; at most 4).
   int team_size = 0;
   int slots = 0;
+  /// Alpha replacements the team kernel stages at a time: 0 (4), 2 or 4. Two rows of x take half the
+  /// scratch (the all-electron H2O/6-31G's 4 rows, 44 KB, exceed Kokkos 3.4's 40 KB of level-0 scratch on
+  /// CUDA and run from level 1, global memory; 2 fit) for twice the beta-list reads: not yet measured.
+  int batch = 0;
 };
 
 /// The diagonal of the space's Hamiltonian (without the core energy), by the Slater-Condon rules on the
@@ -76,8 +80,8 @@ std::vector<double> hamiltonian_diagonal(const FciDump& integrals, const Determi
 
 namespace cispmv::impl {
 
-/// Alpha replacements handled together by a GPU team: rows of x staged in team scratch at once, so
-/// that each beta entry read serves this many of them.
+/// Alpha replacements handled together by a GPU team at most: rows of x staged in team scratch at once,
+/// so that each beta entry read serves this many of them (FactoredOptions::batch: 4, or 2).
 inline constexpr int factored_batch = 4;
 /// Beta strings a GPU thread accumulates at most (registers).
 inline constexpr int factored_max_slots = 4;
@@ -92,13 +96,14 @@ inline constexpr int factored_position_shift = factored_pair_bits + 1;
 /// ptr[slice(q)] + 32 k + q % 32, so that 32 threads on consecutive positions read consecutive words.
 struct FactoredHost {
   int num_orbitals = 0;
-  int num_pairs = 0;      ///< num_orbitals (num_orbitals + 1) / 2
-  std::int64_t rows = 0;  ///< determinants in the space
-  int na = 0, nb = 0;     ///< alpha / beta strings
-  int nkb = 0;            ///< beta ranks + 1
-  int max_range = 0;      ///< largest hi - lo over alpha strings
-  int num_classes = 1;    ///< irreps of orbital pairs told apart (8 with symmetry, else 1)
-  bool symmetry = false;  ///< pairs of different irreps skipped
+  int num_pairs = 0;           ///< num_orbitals (num_orbitals + 1) / 2
+  std::int64_t rows = 0;       ///< determinants in the space
+  int na = 0, nb = 0;          ///< alpha / beta strings
+  int nkb = 0;                 ///< beta ranks + 1
+  int max_range = 0;           ///< largest hi - lo over alpha strings
+  int batch = factored_batch;  ///< alpha replacements per batch (2 or 4)
+  int num_classes = 1;         ///< irreps of orbital pairs told apart (8 with symmetry, else 1)
+  bool symmetry = false;       ///< pairs of different irreps skipped
   std::vector<std::uint64_t> a_string;
   std::vector<std::int64_t>
       a_rowbase;  ///< [ia * nkb + kb]: index of (ia, first beta of rank kb) less its position; -1 off the space
@@ -118,7 +123,7 @@ struct FactoredHost {
   std::vector<std::int64_t> be_ptr;    ///< [class * slices + slice]
   std::vector<std::int32_t> be_count;  ///< [class * nb + q]
   std::vector<std::uint32_t> be_data;
-  // alpha replacements per alpha string in batches of factored_batch of one class (the diagonal,
+  // alpha replacements per alpha string in batches of `batch` of one class (the diagonal,
   // pair index num_pairs: sum over the string's occupied p of (pp|rs); padding: ja -1, sign 0)
   std::vector<std::int64_t> ab_ptr;    ///< per alpha string: its batches
   std::vector<std::uint8_t> ab_class;  ///< per batch
@@ -131,7 +136,7 @@ struct FactoredHost {
 };
 
 FactoredHost factor_hamiltonian(const ci::FciDump& integrals, const ci::DeterminantSpace& space,
-                                const ci::FactoredOptions& options);
+                                const ci::FactoredOptions& options, int batch = factored_batch);
 
 template <class T, class Mem>
 Kokkos::View<T*, Mem> factored_view(const char* label, const std::vector<T>& v) {
@@ -145,7 +150,7 @@ Kokkos::View<T*, Mem> factored_view(const char* label, const std::vector<T>& v) 
 /// The arrays every kernel reads, in the memory space Mem.
 template <class Mem>
 struct FactoredData {
-  int num_pairs = 0, nb = 0, nkb = 0, slices = 0, max_range = 0, max_batch_range = 0;
+  int num_pairs = 0, nb = 0, nkb = 0, slices = 0, max_range = 0, max_batch_range = 0, batch = factored_batch;
   Kokkos::View<std::uint64_t*, Mem> a_string;
   Kokkos::View<std::int64_t*, Mem> a_rowbase, aa_ptr, bb_ptr, be_ptr, ab_ptr;
   Kokkos::View<std::int32_t*, Mem> a_lo, a_hi, q_position, aa_col, bb_count, bb_col, be_count, ab_ja, ab_pair, ab_lo,
@@ -162,6 +167,7 @@ struct FactoredData {
         slices((h.nb + 31) / 32),
         max_range(h.max_range),
         max_batch_range(h.max_batch_range),
+        batch(h.batch),
         a_string(factored_view<std::uint64_t, Mem>("a_string", h.a_string)),
         a_rowbase(factored_view<std::int64_t, Mem>("a_rowbase", h.a_rowbase)),
         aa_ptr(factored_view<std::int64_t, Mem>("aa_ptr", h.aa_ptr)),
@@ -238,11 +244,11 @@ struct FactoredRowKernel {
         const int cls = d.ab_class(b);
         const std::int64_t be = d.be_ptr(static_cast<std::int64_t>(cls) * d.slices + (q >> 5));
         const int count = d.be_count(static_cast<std::int64_t>(cls) * d.nb + q);
-        for (int r = 0; r < factored_batch; ++r) {
-          const std::int32_t ja = d.ab_ja(b * factored_batch + r);
+        for (int r = 0; r < d.batch; ++r) {
+          const std::int32_t ja = d.ab_ja(b * d.batch + r);
           if (ja < 0) continue;
-          const int pair = d.ab_pair(b * factored_batch + r);
-          const double sign = d.ab_sign(b * factored_batch + r);
+          const int pair = d.ab_pair(b * d.batch + r);
+          const double sign = d.ab_sign(b * d.batch + r);
           for (int k = 0; k < count; ++k) {
             const std::uint32_t e = d.be_data(FactoredData<Mem>::sliced(be, q, k));
             const int t = static_cast<int>(e >> factored_position_shift);
@@ -260,17 +266,16 @@ struct FactoredRowKernel {
 };
 
 /// GPUs: a team per (alpha string, chunk of its beta range), each thread `slots` beta strings of the
-/// chunk, team size apart. x's row of the alpha string (for H_beta), then a batch's factored_batch rows
+/// chunk, team size apart. x's row of the alpha string (for H_beta), then a batch's R rows
 /// of x and integral rows are staged in team scratch, interleaved (the batch's values for one beta
 /// string, or one pair, side by side, zero where a row's string does not pair with that beta string), so
-/// that a beta entry costs one range check and two runs of factored_batch scratch reads. H_alpha's terms
+/// that a beta entry costs one range check and two runs of R scratch reads (R: the lists' batch). H_alpha's terms
 /// read rows of x directly, coalesced. Each thread loads its next beta entry before using the current.
-template <class Exec, class X, class Y>
+template <class Exec, class X, class Y, int R = factored_batch>
 struct FactoredTeamKernel {
   using Mem = typename Exec::memory_space;
   using Member = typename Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<256, 4>>::member_type;
   using Scratch = Kokkos::View<double*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  static constexpr int R = factored_batch;
   FactoredData<Mem> d;
   X x;
   Y y;
@@ -424,14 +429,19 @@ class FactoredHamiltonian {
   FactoredHamiltonian(const Exec& exec, const FciDump& integrals, const DeterminantSpace& space,
                       const FactoredOptions& options = {})
       : exec_(exec) {
-    const impl::FactoredHost h = impl::factor_hamiltonian(integrals, space, options);
+    if (options.batch != 0 && options.batch != 2 && options.batch != impl::factored_batch) {
+      throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: batch " + std::to_string(options.batch) +
+                                  " (0, 2 or 4)");
+    }
+    teams_ = options.kernel == FactoredOptions::Kernel::teams ||
+             (options.kernel == FactoredOptions::Kernel::automatic && cispmv::impl::is_gpu_space_v<Exec>);
+    const impl::FactoredHost h =
+        impl::factor_hamiltonian(integrals, space, options, options.batch > 0 ? options.batch : impl::factored_batch);
     rows_ = h.rows;
     terms_ = h.alpha_beta_terms;
     symmetry_ = h.symmetry;
     bytes_ = vector_bytes(h);
     d_ = impl::FactoredData<memory_space>(h);
-    teams_ = options.kernel == FactoredOptions::Kernel::teams ||
-             (options.kernel == FactoredOptions::Kernel::automatic && cispmv::impl::is_gpu_space_v<Exec>);
     if (teams_) {
       if (options.team_size < 0 || options.team_size > 256 || options.slots < 0 ||
           options.slots > impl::factored_max_slots) {
@@ -477,6 +487,8 @@ class FactoredHamiltonian {
   std::size_t alpha_beta_terms() const { return terms_; }
   /// Whether pairs of orbitals of different irreps are skipped (ORBSYM obeyed by the integrals).
   bool uses_symmetry() const { return symmetry_; }
+  /// Alpha replacements per batch of the team kernel's staging (FactoredOptions::batch).
+  int batch() const { return d_.batch; }
   /// Whether products run the team kernel, its team size and beta strings per thread.
   bool team_kernel() const { return teams_; }
   int team_size() const { return team_size_; }
@@ -491,14 +503,12 @@ class FactoredHamiltonian {
                                   " entries and y " + std::to_string(y.extent(0)) + ", the space " +
                                   std::to_string(rows_) + " determinants");
     }
-    if (teams_) {
-      using F = impl::FactoredTeamKernel<Exec, XView, YView>;
-      F f{d_, x, y, alpha, beta, task_ia_, task_first_, task_end_, slots_, 0};
-      const std::size_t scratch = F::scratch_bytes(d_);
-      Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<256, 4>> policy(exec_, static_cast<int>(task_ia_.extent(0)),
-                                                                    team_size_);
-      f.level = scratch <= static_cast<std::size_t>(decltype(policy)::scratch_size_max(0)) ? 0 : 1;
-      Kokkos::parallel_for("cispmv::ci::factored", policy.set_scratch_size(f.level, Kokkos::PerTeam(scratch)), f);
+    if (teams_ && d_.batch == 2) {
+      launch_teams(impl::FactoredTeamKernel<Exec, XView, YView, 2>{d_, x, y, alpha, beta, task_ia_, task_first_,
+                                                                   task_end_, slots_, 0});
+    } else if (teams_) {
+      launch_teams(impl::FactoredTeamKernel<Exec, XView, YView, impl::factored_batch>{
+          d_, x, y, alpha, beta, task_ia_, task_first_, task_end_, slots_, 0});
     } else {
       Kokkos::parallel_for("cispmv::ci::factored",
                            Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>>(exec_, 0, na_),
@@ -507,6 +517,16 @@ class FactoredHamiltonian {
   }
 
  private:
+  // the team kernel f (its batch: F::R) in level-0 scratch where it fits, else level 1
+  template <class F>
+  void launch_teams(F f) const {
+    const std::size_t scratch = F::scratch_bytes(d_);
+    Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<256, 4>> policy(exec_, static_cast<int>(task_ia_.extent(0)),
+                                                                  team_size_);
+    f.level = scratch <= static_cast<std::size_t>(decltype(policy)::scratch_size_max(0)) ? 0 : 1;
+    Kokkos::parallel_for("cispmv::ci::factored", policy.set_scratch_size(f.level, Kokkos::PerTeam(scratch)), f);
+  }
+
   static std::size_t vector_bytes(const impl::FactoredHost& h) {
     auto b = [](const auto& v) { return v.size() * sizeof(v[0]); };
     return b(h.a_string) + b(h.a_rowbase) + b(h.a_lo) + b(h.a_hi) + b(h.q_rank) + b(h.q_position) + b(h.aa_ptr) +
