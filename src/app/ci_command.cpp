@@ -461,9 +461,7 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
     const auto F = allocating("the factored Hamiltonian's string lists", "",
                               [&] { return FactoredHamiltonian<Exec>(Exec(), dump, space, fopt); });
     const auto host_diagonal = hamiltonian_diagonal(dump, space);
-    Kokkos::View<double*, ExecMemory> diagonal("cispmv::ci::diagonal", n);
-    Kokkos::deep_copy(diagonal, Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                                    host_diagonal.data(), n));
+    const auto diagonal = impl::view_of<double, ExecMemory>("cispmv::ci::diagonal", host_diagonal);
     Kokkos::fence();
     timings.hamiltonian = timer.seconds();
     out << "hamiltonian: factored, never assembled (H_alpha, H_beta and the alpha-beta couplings from the "

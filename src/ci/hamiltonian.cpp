@@ -2,6 +2,7 @@
 #include "cispmv/ci/hamiltonian.hpp"
 #include "cispmv/ci/slater_condon.hpp"
 #include "cispmv/impl/bits.hpp"
+#include "cispmv/impl/convert_helpers.hpp"
 #include "cispmv/impl/profiling.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -126,11 +127,7 @@ HostLists make_lists(const SpinStrings& S, const std::vector<std::uint8_t>& irre
 
 template <class T, class Mem>
 Kokkos::View<T*, Mem> to_view(const std::string& label, const std::vector<T>& v) {
-  Kokkos::View<T*, Mem> out(Kokkos::view_alloc("cispmv::ci_hamiltonian::" + label, Kokkos::WithoutInitializing),
-                            v.size());
-  const Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(v.data(), v.size());
-  Kokkos::deep_copy(out, host);
-  return out;
+  return impl::view_of<T, Mem>("cispmv::ci_hamiltonian::" + label, v);
 }
 
 template <class Mem>

@@ -30,6 +30,7 @@
 #include "cispmv/ci/fcidump.hpp"
 #include "cispmv/impl/backend.hpp"
 #include "cispmv/impl/bits.hpp"
+#include "cispmv/impl/convert_helpers.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -140,11 +141,7 @@ FactoredHost factor_hamiltonian(const ci::FciDump& integrals, const ci::Determin
 
 template <class T, class Mem>
 Kokkos::View<T*, Mem> factored_view(const char* label, const std::vector<T>& v) {
-  Kokkos::View<T*, Mem> out(Kokkos::view_alloc(std::string("cispmv::factored::") + label, Kokkos::WithoutInitializing),
-                            v.size());
-  Kokkos::deep_copy(
-      out, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(v.data(), v.size()));
-  return out;
+  return view_of<T, Mem>(std::string("cispmv::factored::") + label, v);
 }
 
 /// The arrays every kernel reads, in the memory space Mem.

@@ -16,6 +16,16 @@ namespace cispmv::impl {
 /// The host execution space every converter runs on.
 using HostExec = Kokkos::DefaultHostExecutionSpace;
 
+/// A copy of a host vector in memory space Mem (a View labelled `label`): what the CI builders hand their
+/// host-built tables to the execution space with.
+template <class T, class Mem>
+Kokkos::View<T*, Mem> view_of(const std::string& label, const std::vector<T>& v) {
+  Kokkos::View<T*, Mem> out(Kokkos::view_alloc(label, Kokkos::WithoutInitializing), v.size());
+  Kokkos::deep_copy(
+      out, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(v.data(), v.size()));
+  return out;
+}
+
 /// The longest row of a CSR row map (0 for no rows).
 template <class Ordinal, class RowPtr>
 Ordinal max_row_length(const RowPtr& row_ptr, Ordinal num_rows) {
