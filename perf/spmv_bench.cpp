@@ -457,34 +457,48 @@ class Suite {
   /// like every other benchmark; bytes: its lists and integrals, x and y. Double only.
   void register_factored(const std::shared_ptr<const ci::FciDump>& dump,
                          const std::shared_ptr<const ci::DeterminantSpace>& space) {
-    // the automatic launch; on GPUs also other team sizes, beta strings per thread and batches of 2
+    // the automatic kernel and launch; on GPUs also the scatter kernel's other team sizes, parts and
+    // batches, and the gathering team kernel (`teams`) with its shapes
+    using FK = ci::FactoredOptions::Kernel;
     struct Shape {
-      int team, slots, batch;
+      FK kernel;
+      int team, slots, batch;  // slots: teams' beta strings per thread, scatter's parts
     };
-    std::vector<Shape> shapes{{0, 0, 0}};
+    std::vector<Shape> shapes{{FK::automatic, 0, 0, 0}};
     if (impl::is_gpu_space_v<Exec>) {
-      shapes.insert(
-          shapes.end(),
-          {{128, 1, 0}, {128, 2, 0}, {128, 4, 0}, {256, 2, 0}, {256, 4, 0}, {64, 4, 0}, {0, 0, 2}, {256, 4, 2}});
+      shapes.insert(shapes.end(), {{FK::scatter, 0, 1, 0},
+                                   {FK::scatter, 0, 0, 16},
+                                   {FK::scatter, 64, 0, 0},
+                                   {FK::scatter, 256, 0, 0},
+                                   {FK::scatter, 0, 2, 0},
+                                   {FK::teams, 0, 0, 0},
+                                   {FK::teams, 256, 4, 2}});
     }
     for (const Shape& shape : shapes) {
-      const std::string label = shape.team == 0 && shape.batch == 0
-                                    ? std::string("ci-factored")
-                                    : "ci-factored" +
-                                          (shape.team == 0 ? std::string()
-                                                           : "/team:" + std::to_string(shape.team) +
-                                                                 "/slots:" + std::to_string(shape.slots)) +
-                                          (shape.batch == 0 ? std::string() : "/batch:" + std::to_string(shape.batch));
+      const std::string kernel = shape.kernel == FK::scatter ? "/scatter" : shape.kernel == FK::teams ? "/teams" : "";
+      const std::string label = "ci-factored" + kernel +
+                                (shape.team == 0 ? std::string() : "/team:" + std::to_string(shape.team)) +
+                                (shape.slots == 0              ? std::string()
+                                 : shape.kernel == FK::scatter ? "/parts:" + std::to_string(shape.slots)
+                                                               : "/slots:" + std::to_string(shape.slots)) +
+                                (shape.batch == 0 ? std::string() : "/batch:" + std::to_string(shape.batch));
       add(label, [this, dump, space, shape] {
         Kokkos::Timer t;
         ci::FactoredOptions options;
+        options.kernel = shape.kernel;
         options.team_size = shape.team;
-        options.slots = shape.slots;
+        options.slots = shape.kernel == FK::teams ? shape.slots : 0;
+        options.parts = shape.kernel == FK::scatter ? shape.slots : 0;
         options.batch = shape.batch;
         auto F = std::make_shared<ci::FactoredHamiltonian<Exec>>(Exec(), *dump, *space, options);
+        const FK k = F->kernel();
         std::cerr << "spmv_bench: ci-factored built in " << t.seconds() << " s: " << F->bytes() * 1e-6 << " MB, "
                   << F->alpha_beta_terms() << " alpha-beta terms, symmetry " << (F->uses_symmetry() ? "on" : "off")
-                  << ", team kernel " << F->team_kernel() << " (team " << F->team_size() << ", slots " << F->slots()
+                  << ", kernel "
+                  << (k == FK::scatter ? "scatter"
+                      : k == FK::teams ? "teams"
+                                       : "rows")
+                  << " (team " << F->team_size() << ", " << (k == FK::scatter ? "parts " : "slots ") << F->slots()
                   << ", batch " << F->batch() << ")\n";
         const double bytes = static_cast<double>(F->bytes()) + 2.0 * sizeof(Scalar) * host_.num_rows;
         return Prepared{[F, this] { F->apply(1.0, x_, 0.0, y_); }, bytes};

@@ -547,19 +547,25 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
                               cispmv::impl::FactoredTeamKernel<TEST_EXECSPACE, Kokkos::View<double*, TEST_MEMSPACE>,
                                                                Kokkos::View<double*, TEST_MEMSPACE>>{},
                               Kokkos::ParallelForTag()));
+    // the scatter kernel: one team per alpha string, or 3 (a ragged split of the batches and positions;
+    // y accumulated atomically), or as many as the backend asks for; batches of 8 and 16
     struct Variant {
       Kernel kernel;
-      int slots;
-      int batch;  // alpha replacements staged at a time (0: automatic, 4 on CPUs)
+      int slots;  // teams: beta strings per thread; scatter: teams per alpha string
+      int batch;  // alpha replacements per batch (0: the kernel's own)
     };
-    for (const Variant v : {Variant{Kernel::rows, 0, 0}, Variant{Kernel::teams, 1, 0}, Variant{Kernel::teams, 3, 0},
-                            Variant{Kernel::teams, 3, 2}, Variant{Kernel::rows, 0, 2}}) {
+    for (const Variant v :
+         {Variant{Kernel::rows, 0, 0}, Variant{Kernel::teams, 1, 0}, Variant{Kernel::teams, 3, 0},
+          Variant{Kernel::teams, 3, 2}, Variant{Kernel::rows, 0, 2}, Variant{Kernel::rows, 0, 16},
+          Variant{Kernel::scatter, 1, 0}, Variant{Kernel::scatter, 3, 16}, Variant{Kernel::scatter, 0, 8}}) {
       cispmv::ci::FactoredOptions options;
       options.kernel = v.kernel;
       options.team_size = team;
-      options.slots = v.slots;
+      options.slots = v.kernel == Kernel::teams ? v.slots : 0;
+      options.parts = v.kernel == Kernel::scatter ? v.slots : 0;
       options.batch = v.batch;
       const cispmv::ci::FactoredHamiltonian<TEST_EXECSPACE> F(TEST_EXECSPACE(), dump, space, options);
+      EXPECT_EQ(F.kernel(), v.kernel);
       EXPECT_EQ(F.team_kernel(), v.kernel == Kernel::teams);
       if (v.batch > 0) {
         EXPECT_EQ(F.batch(), v.batch);
@@ -571,8 +577,11 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
       const std::string what = std::string(c.file) + " MS2 " + std::to_string(c.ms2) + " level " +
                                std::to_string(c.level) + " restricted " + std::to_string(c.restrict_to_isym) +
                                " broken symmetry " + std::to_string(c.break_symmetry) + " kernel " +
-                               (F.team_kernel() ? "teams" : "rows") + " slots " + std::to_string(F.slots()) +
-                               " batch " + std::to_string(F.batch()) + ": " + std::to_string(n) + " determinants";
+                               (v.kernel == Kernel::teams  ? "teams"
+                                : v.kernel == Kernel::rows ? "rows"
+                                                           : "scatter") +
+                               " slots/parts " + std::to_string(F.slots()) + " batch " + std::to_string(F.batch()) +
+                               ": " + std::to_string(n) + " determinants";
       // (not mirrors: those alias hx and hy on the host)
       Kokkos::View<double*, TEST_MEMSPACE> x("x", n), y("y", n);
       Kokkos::deep_copy(x, hx);

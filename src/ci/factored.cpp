@@ -310,6 +310,44 @@ FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace
     }
   }
 
+  // pairs by class, and per pair and source position q the target of the pair's replacement in q's
+  // string (the scatter kernel's table; E_rr of an occupied r keeps the string)
+  {
+    h.cls_ptr.assign(static_cast<std::size_t>(h.num_classes) + 1, 0);
+    for (int c = 0; c < h.num_classes; ++c) {
+      for (int p = 0; p < n; ++p) {
+        for (int q = 0; q <= p; ++q) {
+          if (cls(p, q) == c) h.cls_pair.push_back(pair_of(p, q));
+        }
+      }
+      h.cls_ptr[static_cast<std::size_t>(c) + 1] = static_cast<std::int32_t>(h.cls_pair.size());
+      h.max_class_pairs = std::max(h.max_class_pairs,
+                                   h.cls_ptr[static_cast<std::size_t>(c) + 1] - h.cls_ptr[static_cast<std::size_t>(c)]);
+    }
+    std::vector<std::pair<int, int>> orbitals_of(static_cast<std::size_t>(h.num_pairs));
+    for (int p = 0; p < n; ++p) {
+      for (int q = 0; q <= p; ++q) orbitals_of[static_cast<std::size_t>(pair_of(p, q))] = {p, q};
+    }
+    h.table.assign(h.cls_pair.size() * static_cast<std::size_t>(h.nb), -1);
+    for (std::size_t m = 0; m < h.cls_pair.size(); ++m) {
+      const auto [r, t] = orbitals_of[static_cast<std::size_t>(h.cls_pair[m])];
+      for (int q = 0; q < h.nb; ++q) {
+        const std::uint64_t s = space.beta.strings[static_cast<std::size_t>(id_of[static_cast<std::size_t>(q)])];
+        std::int32_t e = -1;
+        if (r == t) {
+          if ((s >> r) & 1u) e = q << 1;
+        } else if (((s >> r) & 1u) != ((s >> t) & 1u)) {
+          const int from = (s >> r) & 1u ? r : t, to = from == r ? t : r;
+          const auto it = b_ids.find(s ^ bit(from) ^ bit(to));
+          if (it != b_ids.end()) {
+            e = q_of[static_cast<std::size_t>(it->second)] << 1 | (excitation_sign(s, from, to) < 0 ? 1 : 0);
+          }
+        }
+        h.table[m * static_cast<std::size_t>(h.nb) + static_cast<std::size_t>(q)] = e;
+      }
+    }
+  }
+
   const auto np = static_cast<std::size_t>(h.num_pairs);
   h.eri.resize(np * np);
   for (std::size_t pq = 0; pq < np; ++pq) {

@@ -59,17 +59,23 @@ struct FactoredOptions {
   /// large, symmetry-forbidden integrals are taken as zero and never visited; a negative value visits
   /// every integral.
   double symmetry_noise = 1e-12;
-  /// The kernel: a team per alpha string and chunk of its betas with rows of x in team scratch
-  /// (`teams`, what GPUs run), or a thread per alpha string reading x where it lies (`rows`, what CPUs
-  /// run); `automatic` picks by the execution space. The tests run both on every backend.
-  enum class Kernel { automatic, teams, rows } kernel = Kernel::automatic;
-  /// Team size of the team kernel (0: 128 on GPUs, 256 for more than ~524K determinants, 1 on CPUs; at most 256) and
-  /// beta strings per thread (0: as many as keep ~1,024 teams busy; at most 4).
+  /// The kernel: a team per alpha string that forms the alpha-beta sum at each source beta string,
+  /// x in registers and the integrals broadcast, and scatters it into the string's row in team scratch
+  /// (`scatter`, what GPUs run); a team per alpha string and chunk of its betas that gathers rows of x
+  /// and integrals from team scratch (`teams`); or a thread per alpha string reading x where it lies
+  /// (`rows`, what CPUs run). `automatic` picks by the execution space. The tests run all three on
+  /// every backend.
+  enum class Kernel { automatic, teams, rows, scatter } kernel = Kernel::automatic;
+  /// Team size of the team kernels (0: scatter 128; teams 128 on GPUs, 256 for more than ~524K
+  /// determinants; 1 on CPUs; at most 256), beta strings per thread of `teams` (0: as many as keep ~1,024
+  /// teams busy; at most 4) and teams per alpha string of `scatter` (0: as many as fill the device twice,
+  /// at most the string's batches).
   int team_size = 0;
   int slots = 0;
-  /// Alpha replacements the team kernel stages at a time: 0 (4), 2 or 4. Two rows of x take half the
-  /// scratch (the all-electron H2O/6-31G's 4 rows, 44 KB, exceed Kokkos 3.4's 40 KB of level-0 scratch on
-  /// CUDA and run from level 1, global memory; 2 fit) for twice the beta-list reads: not yet measured.
+  int parts = 0;
+  /// Alpha replacements per batch: `teams` stages 2 or 4 rows of x at a time (0: 4; the all-electron
+  /// H2O/6-31G's 4 rows, 44 KB, exceed Kokkos 3.4's 40 KB of level-0 scratch on CUDA and run from level 1),
+  /// `scatter` holds 8 or 16 values of x per thread (0: 8), `rows` takes any of 2, 4, 8, 16 (0: 4).
   int batch = 0;
 };
 
@@ -133,7 +139,13 @@ struct FactoredHost {
   std::vector<std::int32_t> ab_lo, ab_len;  ///< per batch: the union of its strings' ranges of q
   int max_batch_range = 0;                  ///< largest ab_len
   std::vector<double> eri;                  ///< (pq|rs) as a num_pairs x num_pairs square
-  std::size_t alpha_beta_terms = 0;         ///< beta entries visited by one product (the cost model's unit)
+  // the scatter kernel's view of the beta replacements: pairs by class (cls_pair[cls_ptr[c]..cls_ptr[c + 1]))
+  // and, per pair of that order m and position q, the target position and sign of the pair's replacement
+  // in q's string (E_rs or E_sr, whichever the string allows; E_rr keeps an occupied r):
+  // table[m * nb + q] = target << 1 | negative, or -1
+  std::vector<std::int32_t> cls_ptr, cls_pair, table;
+  int max_class_pairs = 0;
+  std::size_t alpha_beta_terms = 0;  ///< beta entries visited by one product (the cost model's unit)
 };
 
 FactoredHost factor_hamiltonian(const ci::FciDump& integrals, const ci::DeterminantSpace& space,
@@ -147,11 +159,12 @@ Kokkos::View<T*, Mem> factored_view(const char* label, const std::vector<T>& v) 
 /// The arrays every kernel reads, in the memory space Mem.
 template <class Mem>
 struct FactoredData {
-  int num_pairs = 0, nb = 0, nkb = 0, slices = 0, max_range = 0, max_batch_range = 0, batch = factored_batch;
+  int num_pairs = 0, nb = 0, nkb = 0, slices = 0, max_range = 0, max_batch_range = 0, batch = factored_batch,
+      max_class_pairs = 0;
   Kokkos::View<std::uint64_t*, Mem> a_string;
   Kokkos::View<std::int64_t*, Mem> a_rowbase, aa_ptr, bb_ptr, be_ptr, ab_ptr;
   Kokkos::View<std::int32_t*, Mem> a_lo, a_hi, q_position, aa_col, bb_count, bb_col, be_count, ab_ja, ab_pair, ab_lo,
-      ab_len;
+      ab_len, cls_ptr, cls_pair, table;
   Kokkos::View<std::uint8_t*, Mem> q_rank, ab_class;
   Kokkos::View<double*, Mem> aa_val, bb_val, ab_sign, eri;
   Kokkos::View<std::uint32_t*, Mem> be_data;
@@ -165,6 +178,7 @@ struct FactoredData {
         max_range(h.max_range),
         max_batch_range(h.max_batch_range),
         batch(h.batch),
+        max_class_pairs(h.max_class_pairs),
         a_string(factored_view<std::uint64_t, Mem>("a_string", h.a_string)),
         a_rowbase(factored_view<std::int64_t, Mem>("a_rowbase", h.a_rowbase)),
         aa_ptr(factored_view<std::int64_t, Mem>("aa_ptr", h.aa_ptr)),
@@ -182,6 +196,9 @@ struct FactoredData {
         ab_pair(factored_view<std::int32_t, Mem>("ab_pair", h.ab_pair)),
         ab_lo(factored_view<std::int32_t, Mem>("ab_lo", h.ab_lo)),
         ab_len(factored_view<std::int32_t, Mem>("ab_len", h.ab_len)),
+        cls_ptr(factored_view<std::int32_t, Mem>("cls_ptr", h.cls_ptr)),
+        cls_pair(factored_view<std::int32_t, Mem>("cls_pair", h.cls_pair)),
+        table(factored_view<std::int32_t, Mem>("table", h.table)),
         q_rank(factored_view<std::uint8_t, Mem>("q_rank", h.q_rank)),
         ab_class(factored_view<std::uint8_t, Mem>("ab_class", h.ab_class)),
         aa_val(factored_view<double, Mem>("aa_val", h.aa_val)),
@@ -201,6 +218,16 @@ struct FactoredData {
   /// Position of entry k of q in a list sliced by 32 starting at `first` (ptr of q's slice).
   KOKKOS_INLINE_FUNCTION static std::int64_t sliced(std::int64_t first, int q, int k) {
     return first + 32 * static_cast<std::int64_t>(k) + (q & 31);
+  }
+  /// The strings of batch b (R of them, padding -1) and their ranges of q (empty for padding).
+  template <int R>
+  KOKKOS_INLINE_FUNCTION void batch_strings(std::int64_t b, std::int32_t (&ja)[R], int (&lo)[R], int (&len)[R]) const {
+    CISPMV_FACTORED_UNROLL
+    for (int r = 0; r < R; ++r) {
+      ja[r] = ab_ja(b * R + r);
+      lo[r] = ja[r] < 0 ? 0 : a_lo(ja[r]);
+      len[r] = ja[r] < 0 ? 0 : a_hi(ja[r]) - lo[r];
+    }
   }
   /// (pq|rs) for the alpha pair `pair` of alpha string ia: the diagonal sentinel sums the string's
   /// occupied (pp|rs).
@@ -343,12 +370,7 @@ struct FactoredTeamKernel {
       const int lo_b = d.ab_lo(b), len_b = d.ab_len(b);
       std::int32_t ja[R];
       int lo[R], len[R];
-      CISPMV_FACTORED_UNROLL
-      for (int r = 0; r < R; ++r) {
-        ja[r] = d.ab_ja(b * R + r);
-        lo[r] = ja[r] < 0 ? 0 : d.a_lo(ja[r]);
-        len[r] = ja[r] < 0 ? 0 : d.a_hi(ja[r]) - lo[r];
-      }
+      d.batch_strings(b, ja, lo, len);
       for (int k = t; k < len_b; k += T) {
         const int q = lo_b + k;
         const int kb = d.q_rank(q), pos = d.q_position(q);
@@ -408,6 +430,137 @@ struct FactoredTeamKernel {
   }
 };
 
+/// y = beta y, 0 where beta is 0 (NaN in y overwritten).
+template <class Y>
+struct FactoredScale {
+  Y y;
+  double beta;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const { y(i) = beta == 0.0 ? 0.0 : beta * y(i); }
+};
+
+/// GPUs: a team per alpha string ia (or per part of its work, `parts` teams an alpha string), its
+/// row of the result accumulated in team scratch. The alpha-beta sum is formed at the source: for a batch
+/// of B alpha replacements (ja_k, pq_k, s_k) of one class, a thread takes a source position q, holds
+/// x(ja_k, q) for the B of them in registers (rows of x, coalesced), and walks the class's pairs rs in
+/// step with the other threads: w = sum_k s_k (pq_k|rs) x(ja_k, q), the integrals a broadcast from
+/// scratch, is added to the target E_rs q of the table (one atomic add in scratch; in one step the
+/// targets of a warp are distinct). No gathers of x or of integrals: B fused multiply-adds per pair
+/// and position, against two scratch gathers per term for FactoredTeamKernel. Then each thread adds
+/// H_alpha's and H_beta's terms of its own positions (x's row ia staged in scratch) and writes them.
+/// With parts > 1, a team takes every parts-th batch and a parts-th of the positions and adds its row
+/// into y atomically (y scaled by beta beforehand). Sums in an order that varies from run to run.
+template <class Exec, class X, class Y, int B>
+struct FactoredScatterKernel {
+  using Mem = typename Exec::memory_space;
+  using Policy = Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<256, 2>>;
+  using Member = typename Policy::member_type;
+  using Scratch = Kokkos::View<double*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  FactoredData<Mem> d;
+  X x;
+  Y y;
+  double alpha, beta;
+  Kokkos::View<std::int32_t*, Mem> task_ia, task_part, task_parts;
+  bool accumulate = false;  // add into y (parts > 1) rather than write it
+  int level = 0;            // scratch level
+
+  static std::size_t work_size(const FactoredData<Mem>& d) {
+    return std::max(static_cast<std::size_t>(d.max_range), static_cast<std::size_t>(d.max_class_pairs) * B);
+  }
+  static std::size_t scratch_bytes(const FactoredData<Mem>& d) {
+    return Scratch::shmem_size(static_cast<std::size_t>(d.max_range)) + Scratch::shmem_size(work_size(d));
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
+    const int task = m.league_rank();
+    const std::int32_t ia = task_ia(task);
+    const int part = task_part(task), parts = task_parts(task);
+    const int T = m.team_size(), t = m.team_rank();
+    const int lo_a = d.a_lo(ia), len_a = d.a_hi(ia) - lo_a;
+    const Scratch ys(m.team_scratch(level), static_cast<std::size_t>(d.max_range));
+    const Scratch work(m.team_scratch(level), work_size(d));  // the batch's integrals, then x's row ia
+    for (int k = t; k < len_a; k += T) ys(k) = 0.0;
+
+    // alpha-beta, formed at the source positions and scattered to their targets
+    for (std::int64_t b = d.ab_ptr(ia) + part; b < d.ab_ptr(ia + 1); b += parts) {
+      const int cls = d.ab_class(b);
+      const int m0 = d.cls_ptr(cls), mc = d.cls_ptr(cls + 1) - m0;
+      const int lo_b = d.ab_lo(b), len_b = d.ab_len(b);
+      m.team_barrier();  // (the previous batch's integrals are read)
+      for (int i = t; i < mc * B; i += T) {
+        const std::int64_t r = b * B + i % B;
+        const double sign = d.ab_sign(r);
+        work(i) = sign == 0.0 ? 0.0 : sign * d.weight(ia, d.ab_pair(r), d.cls_pair(m0 + i / B));
+      }
+      std::int32_t ja[B];
+      int lo[B], len[B];
+      d.batch_strings(b, ja, lo, len);
+      m.team_barrier();
+      const double* const g = work.data();
+      for (int k0 = t; k0 < len_b; k0 += T) {
+        const int q = lo_b + k0;
+        const int kb = d.q_rank(q), pos = d.q_position(q);
+        double z[B];
+        bool any = false;
+        CISPMV_FACTORED_UNROLL
+        for (int k = 0; k < B; ++k) {
+          const bool in = static_cast<unsigned>(q - lo[k]) < static_cast<unsigned>(len[k]);
+          z[k] = in ? x(d.a_rowbase(static_cast<std::int64_t>(ja[k]) * d.nkb + kb) + pos) : 0.0;
+          any = any || in;
+        }
+        if (!any) continue;
+        const std::int32_t* const tab = d.table.data() + static_cast<std::int64_t>(m0) * d.nb + q;
+        for (int ml = 0; ml < mc; ++ml) {
+          const std::int32_t e = tab[static_cast<std::int64_t>(ml) * d.nb];
+          const double* const gm = g + static_cast<std::ptrdiff_t>(ml) * B;
+          double w = 0.0;
+          CISPMV_FACTORED_UNROLL
+          for (int k = 0; k < B; ++k) w += gm[k] * z[k];
+          const int idx = (e >> 1) - lo_a;
+          if (e >= 0 && static_cast<unsigned>(idx) < static_cast<unsigned>(len_a)) {
+            Kokkos::atomic_add(&ys(idx), e & 1 ? -w : w);
+          }
+        }
+      }
+    }
+    m.team_barrier();
+
+    // 1 (x) H_beta (x's row ia in scratch) and H_alpha (x) 1 (rows ja of x, coalesced) at this part's
+    // positions
+    for (int k = t; k < len_a; k += T) work(k) = x(d.index(ia, lo_a + k));
+    m.team_barrier();
+    const int own_lo = static_cast<int>(static_cast<std::int64_t>(len_a) * part / parts);
+    const int own_hi = static_cast<int>(static_cast<std::int64_t>(len_a) * (part + 1) / parts);
+    for (int k = own_lo + t; k < own_hi; k += T) {
+      const int q = lo_a + k;
+      double acc = 0.0;
+      const std::int64_t bb = d.bb_ptr(q >> 5);
+      const int count = d.bb_count(q);
+      for (int i = 0; i < count; ++i) {
+        const std::int64_t at = FactoredData<Mem>::sliced(bb, q, i);
+        const int idx = d.bb_col(at) - lo_a;
+        if (static_cast<unsigned>(idx) < static_cast<unsigned>(len_a)) acc += d.bb_val(at) * work(idx);
+      }
+      const int kb = d.q_rank(q), pos = d.q_position(q);
+      for (std::int64_t e = d.aa_ptr(ia); e < d.aa_ptr(ia + 1); ++e) {
+        const std::int32_t ja = d.aa_col(e);
+        if (static_cast<unsigned>(q - d.a_lo(ja)) < static_cast<unsigned>(d.a_hi(ja) - d.a_lo(ja))) {
+          acc += d.aa_val(e) * x(d.a_rowbase(static_cast<std::int64_t>(ja) * d.nkb + kb) + pos);
+        }
+      }
+      ys(k) += acc;
+    }
+    m.team_barrier();
+    for (int k = t; k < len_a; k += T) {
+      const std::int64_t out = d.index(ia, lo_a + k);
+      if (accumulate) {
+        Kokkos::atomic_add(&y(out), alpha * ys(k));
+      } else {
+        y(out) = beta == 0.0 ? alpha * ys(k) : beta * y(out) + alpha * ys(k);
+      }
+    }
+  }
+};
+
 }  // namespace cispmv::impl
 
 namespace cispmv::ci {
@@ -426,20 +579,53 @@ class FactoredHamiltonian {
   FactoredHamiltonian(const Exec& exec, const FciDump& integrals, const DeterminantSpace& space,
                       const FactoredOptions& options = {})
       : exec_(exec) {
-    if (options.batch != 0 && options.batch != 2 && options.batch != impl::factored_batch) {
+    using K = FactoredOptions::Kernel;
+    kernel_ = options.kernel != K::automatic       ? options.kernel
+              : cispmv::impl::is_gpu_space_v<Exec> ? K::scatter
+                                                   : K::rows;
+    teams_ = kernel_ == K::teams;
+    const int batch = options.batch > 0 ? options.batch : kernel_ == K::scatter ? 8 : impl::factored_batch;
+    const bool batch_ok = kernel_ == K::teams     ? batch == 2 || batch == 4
+                          : kernel_ == K::scatter ? batch == 8 || batch == 16
+                                                  : batch == 2 || batch == 4 || batch == 8 || batch == 16;
+    if (options.batch < 0 || !batch_ok) {
       throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: batch " + std::to_string(options.batch) +
-                                  " (0, 2 or 4)");
+                                  " (0; teams 2 or 4, scatter 8 or 16, rows 2, 4, 8 or 16)");
     }
-    teams_ = options.kernel == FactoredOptions::Kernel::teams ||
-             (options.kernel == FactoredOptions::Kernel::automatic && cispmv::impl::is_gpu_space_v<Exec>);
-    const impl::FactoredHost h =
-        impl::factor_hamiltonian(integrals, space, options, options.batch > 0 ? options.batch : impl::factored_batch);
+    if (options.team_size < 0 || options.team_size > 256 || options.parts < 0) {
+      throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: team size " + std::to_string(options.team_size) +
+                                  " (0 or 1..256) or parts " + std::to_string(options.parts) + " (0 or more)");
+    }
+    const impl::FactoredHost h = impl::factor_hamiltonian(integrals, space, options, batch);
     rows_ = h.rows;
     terms_ = h.alpha_beta_terms;
     symmetry_ = h.symmetry;
     bytes_ = vector_bytes(h);
     d_ = impl::FactoredData<memory_space>(h);
-    if (teams_) {
+    if (kernel_ == K::scatter) {
+      // parts per alpha string: enough teams to fill the device twice over (concurrency(): threads in
+      // flight), each part at least one batch
+      team_size_ = options.team_size > 0 ? options.team_size : cispmv::impl::is_gpu_space_v<Exec> ? 128 : 1;
+      const double want = 2.0 * static_cast<double>(exec.concurrency()) / team_size_;
+      const int parts =
+          options.parts > 0 ? options.parts : std::max(1, static_cast<int>(std::ceil(want / std::max(1, h.na))));
+      std::vector<std::int32_t> ia, part, count;
+      for (int a = 0; a < h.na; ++a) {
+        const auto batches =
+            static_cast<int>(h.ab_ptr[static_cast<std::size_t>(a) + 1] - h.ab_ptr[static_cast<std::size_t>(a)]);
+        const int p = std::max(1, std::min(parts, batches));
+        for (int k = 0; k < p; ++k) {
+          ia.push_back(a);
+          part.push_back(k);
+          count.push_back(p);
+        }
+        slots_ = std::max(slots_, p);
+      }
+      task_ia_ = impl::factored_view<std::int32_t, memory_space>("task_ia", ia);
+      task_first_ = impl::factored_view<std::int32_t, memory_space>("task_part", part);
+      task_end_ = impl::factored_view<std::int32_t, memory_space>("task_parts", count);
+      bytes_ += 12 * ia.size();
+    } else if (teams_) {
       if (options.team_size < 0 || options.team_size > 256 || options.slots < 0 ||
           options.slots > impl::factored_max_slots) {
         throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: team size " + std::to_string(options.team_size) +
@@ -486,7 +672,10 @@ class FactoredHamiltonian {
   bool uses_symmetry() const { return symmetry_; }
   /// Alpha replacements per batch of the team kernel's staging (FactoredOptions::batch).
   int batch() const { return d_.batch; }
-  /// Whether products run the team kernel, its team size and beta strings per thread.
+  /// The kernel products run (never `automatic`).
+  FactoredOptions::Kernel kernel() const { return kernel_; }
+  /// Whether products run the `teams` kernel, the team size of the team kernels, and beta strings per
+  /// thread (`teams`) or the most teams an alpha string takes (`scatter`).
   bool team_kernel() const { return teams_; }
   int team_size() const { return team_size_; }
   int slots() const { return slots_; }
@@ -500,7 +689,16 @@ class FactoredHamiltonian {
                                   " entries and y " + std::to_string(y.extent(0)) + ", the space " +
                                   std::to_string(rows_) + " determinants");
     }
-    if (teams_ && d_.batch == 2) {
+    if (kernel_ == FactoredOptions::Kernel::scatter) {
+      if (slots_ > 1) scale(beta, y);
+      if (d_.batch == 16) {
+        launch_scatter(impl::FactoredScatterKernel<Exec, XView, YView, 16>{d_, x, y, alpha, beta, task_ia_, task_first_,
+                                                                           task_end_, slots_ > 1, 0});
+      } else {
+        launch_scatter(impl::FactoredScatterKernel<Exec, XView, YView, 8>{d_, x, y, alpha, beta, task_ia_, task_first_,
+                                                                          task_end_, slots_ > 1, 0});
+      }
+    } else if (teams_ && d_.batch == 2) {
       launch_teams(impl::FactoredTeamKernel<Exec, XView, YView, 2>{d_, x, y, alpha, beta, task_ia_, task_first_,
                                                                    task_end_, slots_, 0});
     } else if (teams_) {
@@ -524,12 +722,28 @@ class FactoredHamiltonian {
     Kokkos::parallel_for("cispmv::ci::factored", policy.set_scratch_size(f.level, Kokkos::PerTeam(scratch)), f);
   }
 
+  // the scatter kernel f in level-0 scratch where it fits, else level 1
+  template <class F>
+  void launch_scatter(F f) const {
+    const std::size_t scratch = F::scratch_bytes(d_);
+    typename F::Policy policy(exec_, static_cast<int>(task_ia_.extent(0)), team_size_);
+    f.level = scratch <= static_cast<std::size_t>(F::Policy::scratch_size_max(0)) ? 0 : 1;
+    Kokkos::parallel_for("cispmv::ci::factored_scatter", policy.set_scratch_size(f.level, Kokkos::PerTeam(scratch)), f);
+  }
+  // y = beta y (0 where beta is 0), before teams add their parts of a row into it
+  template <class YView>
+  void scale(double beta, const YView& y) const {
+    Kokkos::parallel_for("cispmv::ci::factored_scale",
+                         Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec_, 0, rows_),
+                         impl::FactoredScale<YView>{y, beta});
+  }
+
   static std::size_t vector_bytes(const impl::FactoredHost& h) {
     auto b = [](const auto& v) { return v.size() * sizeof(v[0]); };
     return b(h.a_string) + b(h.a_rowbase) + b(h.a_lo) + b(h.a_hi) + b(h.q_rank) + b(h.q_position) + b(h.aa_ptr) +
            b(h.aa_col) + b(h.aa_val) + b(h.bb_ptr) + b(h.bb_count) + b(h.bb_col) + b(h.bb_val) + b(h.be_ptr) +
            b(h.be_count) + b(h.be_data) + b(h.ab_ptr) + b(h.ab_class) + b(h.ab_ja) + b(h.ab_pair) + b(h.ab_sign) +
-           b(h.ab_lo) + b(h.ab_len) + b(h.eri);
+           b(h.ab_lo) + b(h.ab_len) + b(h.eri) + b(h.cls_ptr) + b(h.cls_pair) + b(h.table);
   }
 
   Exec exec_;
@@ -538,6 +752,7 @@ class FactoredHamiltonian {
   std::int64_t rows_ = 0;
   std::size_t terms_ = 0, bytes_ = 0;
   bool symmetry_ = false;
+  FactoredOptions::Kernel kernel_ = FactoredOptions::Kernel::rows;
   bool teams_ = false;
   int team_size_ = 1;
   int slots_ = 1;
