@@ -463,8 +463,9 @@ struct FactoredScatterKernel {
   bool accumulate = false;  // add into y (parts > 1) rather than write it
   int level = 0;            // scratch level
 
-  static std::size_t work_size(const FactoredData<Mem>& d) {
-    return std::max(static_cast<std::size_t>(d.max_range), static_cast<std::size_t>(d.max_class_pairs) * B);
+  KOKKOS_INLINE_FUNCTION static std::size_t work_size(const FactoredData<Mem>& d) {
+    const auto row = static_cast<std::size_t>(d.max_range), integrals = static_cast<std::size_t>(d.max_class_pairs) * B;
+    return row > integrals ? row : integrals;
   }
   static std::size_t scratch_bytes(const FactoredData<Mem>& d) {
     return Scratch::shmem_size(static_cast<std::size_t>(d.max_range)) + Scratch::shmem_size(work_size(d));
