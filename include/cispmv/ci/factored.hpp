@@ -68,8 +68,7 @@ struct FactoredOptions {
   enum class Kernel { automatic, teams, rows, scatter } kernel = Kernel::automatic;
   /// Team size of the team kernels (0: scatter 128; teams 128 on GPUs, 256 for more than ~524K
   /// determinants; 1 on CPUs; at most 256), beta strings per thread of `teams` (0: as many as keep ~1,024
-  /// teams busy; at most 4) and teams per alpha string of `scatter` (0: as many as fill the device twice,
-  /// at most the string's batches).
+  /// teams busy; at most 4) and teams per alpha string of `scatter` (0: 1; at most the string's batches).
   int team_size = 0;
   int slots = 0;
   int parts = 0;
@@ -452,7 +451,8 @@ struct FactoredScale {
 template <class Exec, class X, class Y, int B>
 struct FactoredScatterKernel {
   using Mem = typename Exec::memory_space;
-  using Policy = Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<256, 2>>;
+  using Policy =
+      Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<256, 3>>;  // 80 registers, no spills at B = 8 (4: 64 and spills)
   using Member = typename Policy::member_type;
   using Scratch = Kokkos::View<double*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   FactoredData<Mem> d;
@@ -468,7 +468,23 @@ struct FactoredScatterKernel {
     return row > integrals ? row : integrals;
   }
   static std::size_t scratch_bytes(const FactoredData<Mem>& d) {
-    return Scratch::shmem_size(static_cast<std::size_t>(d.max_range)) + Scratch::shmem_size(work_size(d));
+    return Scratch::shmem_size(static_cast<std::size_t>(d.max_range)) + Scratch::shmem_size(work_size(d)) +
+           Strings::shmem_size(3 * B);
+  }
+
+  using Strings =
+      Kokkos::View<std::int64_t*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  KOKKOS_INLINE_FUNCTION static double dot(const double* g, const double (&z)[B]) {
+    double w = 0.0;
+    CISPMV_FACTORED_UNROLL
+    for (int k = 0; k < B; ++k) w += g[k] * z[k];
+    return w;
+  }
+  // w added to the target of table entry e (target << 1 | negative, or -1) where it lies in [lo, lo + len)
+  KOKKOS_INLINE_FUNCTION static void scatter(const Scratch& ys, int lo, int len, std::int32_t e, double w) {
+    const int idx = (e >> 1) - lo;  // (-1 >> 1) - lo < 0
+    if (static_cast<unsigned>(idx) < static_cast<unsigned>(len)) Kokkos::atomic_add(&ys(idx), e & 1 ? -w : w);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
@@ -479,6 +495,7 @@ struct FactoredScatterKernel {
     const int lo_a = d.a_lo(ia), len_a = d.a_hi(ia) - lo_a;
     const Scratch ys(m.team_scratch(level), static_cast<std::size_t>(d.max_range));
     const Scratch work(m.team_scratch(level), work_size(d));  // the batch's integrals, then x's row ia
+    const Strings strings(m.team_scratch(level), 3 * B);
     for (int k = t; k < len_a; k += T) ys(k) = 0.0;
 
     // alpha-beta, formed at the source positions and scattered to their targets
@@ -492,9 +509,14 @@ struct FactoredScatterKernel {
         const double sign = d.ab_sign(r);
         work(i) = sign == 0.0 ? 0.0 : sign * d.weight(ia, d.ab_pair(r), d.cls_pair(m0 + i / B));
       }
-      std::int32_t ja[B];
-      int lo[B], len[B];
-      d.batch_strings(b, ja, lo, len);
+      // the batch's strings: range of q and where their rows start, in scratch (registers are kept for
+      // x's values)
+      for (int k = t; k < B; k += T) {
+        const std::int32_t ja = d.ab_ja(b * B + k);
+        strings(k) = ja < 0 ? 0 : d.a_lo(ja);
+        strings(B + k) = ja < 0 ? 0 : d.a_hi(ja) - d.a_lo(ja);
+        strings(2 * B + k) = ja < 0 ? 0 : static_cast<std::int64_t>(ja) * d.nkb;
+      }
       m.team_barrier();
       const double* const g = work.data();
       for (int k0 = t; k0 < len_b; k0 += T) {
@@ -504,23 +526,26 @@ struct FactoredScatterKernel {
         bool any = false;
         CISPMV_FACTORED_UNROLL
         for (int k = 0; k < B; ++k) {
-          const bool in = static_cast<unsigned>(q - lo[k]) < static_cast<unsigned>(len[k]);
-          z[k] = in ? x(d.a_rowbase(static_cast<std::int64_t>(ja[k]) * d.nkb + kb) + pos) : 0.0;
+          const bool in = static_cast<std::uint64_t>(q - strings(k)) < static_cast<std::uint64_t>(strings(B + k));
+          z[k] = in ? x(d.a_rowbase(strings(2 * B + k) + kb) + pos) : 0.0;
           any = any || in;
         }
         if (!any) continue;
-        const std::int32_t* const tab = d.table.data() + static_cast<std::int64_t>(m0) * d.nb + q;
-        for (int ml = 0; ml < mc; ++ml) {
-          const std::int32_t e = tab[static_cast<std::int64_t>(ml) * d.nb];
-          const double* const gm = g + static_cast<std::ptrdiff_t>(ml) * B;
-          double w = 0.0;
+        // the class's pairs in steps of 4: their table entries loaded first (from L2: four loads in
+        // flight), then the four sums and scatters
+        const std::int32_t* tab = d.table.data() + static_cast<std::int64_t>(m0) * d.nb + q;
+        const std::int64_t stride = d.nb;
+        int ml = 0;
+        for (; ml + 4 <= mc; ml += 4, tab += 4 * stride) {
+          std::int32_t e[4];
           CISPMV_FACTORED_UNROLL
-          for (int k = 0; k < B; ++k) w += gm[k] * z[k];
-          const int idx = (e >> 1) - lo_a;
-          if (e >= 0 && static_cast<unsigned>(idx) < static_cast<unsigned>(len_a)) {
-            Kokkos::atomic_add(&ys(idx), e & 1 ? -w : w);
-          }
+          for (int u = 0; u < 4; ++u) e[u] = tab[u * stride];
+          CISPMV_FACTORED_UNROLL
+          for (int u = 0; u < 4; ++u)
+            scatter(ys, lo_a, len_a, e[u], dot(g + static_cast<std::ptrdiff_t>(ml + u) * B, z));
         }
+        for (; ml < mc; ++ml, tab += stride)
+          scatter(ys, lo_a, len_a, *tab, dot(g + static_cast<std::ptrdiff_t>(ml) * B, z));
       }
     }
     m.team_barrier();
@@ -604,12 +629,10 @@ class FactoredHamiltonian {
     bytes_ = vector_bytes(h);
     d_ = impl::FactoredData<memory_space>(h);
     if (kernel_ == K::scatter) {
-      // parts per alpha string: enough teams to fill the device twice over (concurrency(): threads in
-      // flight), each part at least one batch
+      // parts per alpha string: 1 unless asked (s27-g1b, H200: the frozen core 0.348 ms with 1 part against
+      // 0.409 with 6, its A1 0.114 against 0.217; the all-electron matrix 3.40 against 3.10 with 4)
       team_size_ = options.team_size > 0 ? options.team_size : cispmv::impl::is_gpu_space_v<Exec> ? 128 : 1;
-      const double want = 2.0 * static_cast<double>(exec.concurrency()) / team_size_;
-      const int parts =
-          options.parts > 0 ? options.parts : std::max(1, static_cast<int>(std::ceil(want / std::max(1, h.na))));
+      const int parts = options.parts > 0 ? options.parts : 1;
       std::vector<std::int32_t> ia, part, count;
       for (int a = 0; a < h.na; ++a) {
         const auto batches =
