@@ -463,10 +463,13 @@ class Suite {
     struct Shape {
       FK kernel;
       int team, slots, batch;  // slots: teams' beta strings per thread, scatter's parts
+      bool lists = false;      // scatter: the replacement lists' walk
     };
     std::vector<Shape> shapes{{FK::automatic, 0, 0, 0}};
     if (impl::is_gpu_space_v<Exec>) {
-      shapes.insert(shapes.end(), {{FK::scatter, 0, 0, 16},
+      shapes.insert(shapes.end(), {{FK::scatter, 0, 0, 0, true},
+                                   {FK::scatter, 0, 4, 0, true},
+                                   {FK::scatter, 0, 0, 16},
                                    {FK::scatter, 0, 2, 0},
                                    {FK::scatter, 0, 4, 0},
                                    {FK::scatter, 0, 4, 16},
@@ -477,12 +480,12 @@ class Suite {
     }
     for (const Shape& shape : shapes) {
       const std::string kernel = shape.kernel == FK::scatter ? "/scatter" : shape.kernel == FK::teams ? "/teams" : "";
-      const std::string label = "ci-factored" + kernel +
-                                (shape.team == 0 ? std::string() : "/team:" + std::to_string(shape.team)) +
-                                (shape.slots == 0              ? std::string()
-                                 : shape.kernel == FK::scatter ? "/parts:" + std::to_string(shape.slots)
-                                                               : "/slots:" + std::to_string(shape.slots)) +
-                                (shape.batch == 0 ? std::string() : "/batch:" + std::to_string(shape.batch));
+      const std::string label =
+          "ci-factored" + kernel + (shape.team == 0 ? std::string() : "/team:" + std::to_string(shape.team)) +
+          (shape.slots == 0              ? std::string()
+           : shape.kernel == FK::scatter ? "/parts:" + std::to_string(shape.slots)
+                                         : "/slots:" + std::to_string(shape.slots)) +
+          (shape.batch == 0 ? std::string() : "/batch:" + std::to_string(shape.batch)) + (shape.lists ? "/lists" : "");
       add(label, [this, dump, space, shape] {
         Kokkos::Timer t;
         ci::FactoredOptions options;
@@ -491,6 +494,7 @@ class Suite {
         options.slots = shape.kernel == FK::teams ? shape.slots : 0;
         options.parts = shape.kernel == FK::scatter ? shape.slots : 0;
         options.batch = shape.batch;
+        options.scatter_lists = shape.lists;
         auto F = std::make_shared<ci::FactoredHamiltonian<Exec>>(Exec(), *dump, *space, options);
         const FK k = F->kernel();
         std::cerr << "spmv_bench: ci-factored built in " << t.seconds() << " s: " << F->bytes() * 1e-6 << " MB, "
@@ -499,8 +503,8 @@ class Suite {
                   << (k == FK::scatter ? "scatter"
                       : k == FK::teams ? "teams"
                                        : "rows")
-                  << " (team " << F->team_size() << ", " << (k == FK::scatter ? "parts " : "slots ") << F->slots()
-                  << ", batch " << F->batch() << ")\n";
+                  << (F->scatter_lists() ? " lists" : "") << " (team " << F->team_size() << ", "
+                  << (k == FK::scatter ? "parts " : "slots ") << F->slots() << ", batch " << F->batch() << ")\n";
         const double bytes = static_cast<double>(F->bytes()) + 2.0 * sizeof(Scalar) * host_.num_rows;
         return Prepared{[F, this] { F->apply(1.0, x_, 0.0, y_); }, bytes};
       });

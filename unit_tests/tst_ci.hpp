@@ -551,21 +551,24 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
     // y accumulated atomically), or as many as the backend asks for; batches of 8 and 16
     struct Variant {
       Kernel kernel;
-      int slots;  // teams: beta strings per thread; scatter: teams per alpha string
-      int batch;  // alpha replacements per batch (0: the kernel's own)
+      int slots;           // teams: beta strings per thread; scatter: teams per alpha string
+      int batch;           // alpha replacements per batch (0: the kernel's own)
+      bool lists = false;  // scatter: the replacement lists' walk
     };
-    for (const Variant v :
-         {Variant{Kernel::rows, 0, 0}, Variant{Kernel::teams, 1, 0}, Variant{Kernel::teams, 3, 0},
-          Variant{Kernel::teams, 3, 2}, Variant{Kernel::rows, 0, 2}, Variant{Kernel::rows, 0, 16},
-          Variant{Kernel::scatter, 1, 0}, Variant{Kernel::scatter, 3, 16}, Variant{Kernel::scatter, 0, 8}}) {
+    for (const Variant v : {Variant{Kernel::rows, 0, 0}, Variant{Kernel::teams, 1, 0}, Variant{Kernel::teams, 3, 0},
+                            Variant{Kernel::teams, 3, 2}, Variant{Kernel::rows, 0, 2}, Variant{Kernel::rows, 0, 16},
+                            Variant{Kernel::scatter, 1, 0}, Variant{Kernel::scatter, 3, 16},
+                            Variant{Kernel::scatter, 0, 8}, Variant{Kernel::scatter, 2, 8, true}}) {
       cispmv::ci::FactoredOptions options;
       options.kernel = v.kernel;
       options.team_size = team;
       options.slots = v.kernel == Kernel::teams ? v.slots : 0;
       options.parts = v.kernel == Kernel::scatter ? v.slots : 0;
       options.batch = v.batch;
+      options.scatter_lists = v.lists;
       const cispmv::ci::FactoredHamiltonian<TEST_EXECSPACE> F(TEST_EXECSPACE(), dump, space, options);
       EXPECT_EQ(F.kernel(), v.kernel);
+      EXPECT_EQ(F.scatter_lists(), v.lists);
       EXPECT_EQ(F.team_kernel(), v.kernel == Kernel::teams);
       if (v.batch > 0) {
         EXPECT_EQ(F.batch(), v.batch);
@@ -580,8 +583,8 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
                                (v.kernel == Kernel::teams  ? "teams"
                                 : v.kernel == Kernel::rows ? "rows"
                                                            : "scatter") +
-                               " slots/parts " + std::to_string(F.slots()) + " batch " + std::to_string(F.batch()) +
-                               ": " + std::to_string(n) + " determinants";
+                               (v.lists ? " lists" : "") + " slots/parts " + std::to_string(F.slots()) + " batch " +
+                               std::to_string(F.batch()) + ": " + std::to_string(n) + " determinants";
       // (not mirrors: those alias hx and hy on the host)
       Kokkos::View<double*, TEST_MEMSPACE> x("x", n), y("y", n);
       Kokkos::deep_copy(x, hx);

@@ -72,6 +72,9 @@ struct FactoredOptions {
   int team_size = 0;
   int slots = 0;
   int parts = 0;
+  /// `scatter` at a batch of 8: walk each source's own replacements of the class (its lists; the
+  /// integrals a gather of the pair's row) rather than every pair of the class (the table; a broadcast).
+  bool scatter_lists = false;
   /// Alpha replacements per batch: `teams` stages 2 or 4 rows of x at a time (0: 4; the all-electron
   /// H2O/6-31G's 4 rows, 44 KB, exceed Kokkos 3.4's 40 KB of level-0 scratch on CUDA and run from level 1),
   /// `scatter` holds 8 or 16 values of x per thread (0: 8), `rows` takes any of 2, 4, 8, 16 (0: 4).
@@ -444,17 +447,27 @@ struct FactoredScale {
 /// step with the other threads: w = sum_k s_k (pq_k|rs) x(ja_k, q), the integrals a broadcast from
 /// scratch, is added to the target E_rs q of the table (one atomic add in scratch; in one step the
 /// targets of a warp are distinct). No gathers of x or of integrals: B fused multiply-adds per pair
-/// and position, against two scratch gathers per term for FactoredTeamKernel. Then each thread adds
+/// and position, against two scratch gathers per term for FactoredTeamKernel. With Lists, a thread walks
+/// its source's own replacements of the class instead (half the pairs, no table; the integral rows a
+/// gather). Then each thread adds
 /// H_alpha's and H_beta's terms of its own positions (x's row ia staged in scratch) and writes them.
 /// With parts > 1, a team takes every parts-th batch and a parts-th of the positions and adds its row
 /// into y atomically (y scaled by beta beforehand). Sums in an order that varies from run to run.
-template <class Exec, class X, class Y, int B>
+template <class Exec, class X, class Y, int B, bool Lists>
 struct FactoredScatterKernel {
   using Mem = typename Exec::memory_space;
   using Policy =
       Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<256, 3>>;  // 80 registers, no spills at B = 8 (4: 64 and spills)
   using Member = typename Policy::member_type;
-  using Scratch = Kokkos::View<double*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  template <class T>
+  using ScratchOf = Kokkos::View<T*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using Scratch = ScratchOf<double>;
+  /// Two integrals of a row, loaded at once (rows of B + 2 values: 16-byte aligned, and rows that start
+  /// on different banks where lanes gather them).
+  struct alignas(16) Two {
+    double a, b;
+  };
+  static constexpr int row_twos = (B + 2) / 2;
   FactoredData<Mem> d;
   X x;
   Y y;
@@ -463,28 +476,27 @@ struct FactoredScatterKernel {
   bool accumulate = false;  // add into y (parts > 1) rather than write it
   int level = 0;            // scratch level
 
-  KOKKOS_INLINE_FUNCTION static std::size_t work_size(const FactoredData<Mem>& d) {
-    const auto row = static_cast<std::size_t>(d.max_range), integrals = static_cast<std::size_t>(d.max_class_pairs) * B;
-    return row > integrals ? row : integrals;
+  // rows of integrals: one per pair of a class (the table's walk), or per pair (the lists' walk)
+  KOKKOS_INLINE_FUNCTION static std::size_t integral_rows(const FactoredData<Mem>& d) {
+    return static_cast<std::size_t>(Lists ? d.num_pairs : d.max_class_pairs);
   }
   static std::size_t scratch_bytes(const FactoredData<Mem>& d) {
-    return Scratch::shmem_size(static_cast<std::size_t>(d.max_range)) + Scratch::shmem_size(work_size(d)) +
-           Strings::shmem_size(3 * B);
+    return 2 * Scratch::shmem_size(static_cast<std::size_t>(d.max_range)) +
+           ScratchOf<Two>::shmem_size(integral_rows(d) * row_twos) + ScratchOf<std::int64_t>::shmem_size(3 * B);
   }
 
-  using Strings =
-      Kokkos::View<std::int64_t*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-
-  KOKKOS_INLINE_FUNCTION static double dot(const double* g, const double (&z)[B]) {
+  KOKKOS_INLINE_FUNCTION static double dot(const Two* g, const double (&z)[B]) {
     double w = 0.0;
     CISPMV_FACTORED_UNROLL
-    for (int k = 0; k < B; ++k) w += g[k] * z[k];
+    for (int k = 0; k < B / 2; ++k) {
+      const Two v = g[k];
+      w += v.a * z[2 * k] + v.b * z[2 * k + 1];
+    }
     return w;
   }
-  // w added to the target of table entry e (target << 1 | negative, or -1) where it lies in [lo, lo + len)
-  KOKKOS_INLINE_FUNCTION static void scatter(const Scratch& ys, int lo, int len, std::int32_t e, double w) {
-    const int idx = (e >> 1) - lo;  // (-1 >> 1) - lo < 0
-    if (static_cast<unsigned>(idx) < static_cast<unsigned>(len)) Kokkos::atomic_add(&ys(idx), e & 1 ? -w : w);
+  // w (negated where `negative`) added to ys at target - lo where that lies in [0, len)
+  KOKKOS_INLINE_FUNCTION static void scatter(const Scratch& ys, int idx, int len, bool negative, double w) {
+    if (static_cast<unsigned>(idx) < static_cast<unsigned>(len)) Kokkos::atomic_add(&ys(idx), negative ? -w : w);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
@@ -494,8 +506,9 @@ struct FactoredScatterKernel {
     const int T = m.team_size(), t = m.team_rank();
     const int lo_a = d.a_lo(ia), len_a = d.a_hi(ia) - lo_a;
     const Scratch ys(m.team_scratch(level), static_cast<std::size_t>(d.max_range));
-    const Scratch work(m.team_scratch(level), work_size(d));  // the batch's integrals, then x's row ia
-    const Strings strings(m.team_scratch(level), 3 * B);
+    const Scratch row(m.team_scratch(level), static_cast<std::size_t>(d.max_range));  // x's row ia
+    const ScratchOf<Two> integrals(m.team_scratch(level), integral_rows(d) * row_twos);
+    const ScratchOf<std::int64_t> strings(m.team_scratch(level), 3 * B);
     for (int k = t; k < len_a; k += T) ys(k) = 0.0;
 
     // alpha-beta, formed at the source positions and scattered to their targets
@@ -507,7 +520,9 @@ struct FactoredScatterKernel {
       for (int i = t; i < mc * B; i += T) {
         const std::int64_t r = b * B + i % B;
         const double sign = d.ab_sign(r);
-        work(i) = sign == 0.0 ? 0.0 : sign * d.weight(ia, d.ab_pair(r), d.cls_pair(m0 + i / B));
+        const int pair = d.cls_pair(m0 + i / B);
+        Two& two = integrals((Lists ? pair : i / B) * row_twos + (i % B) / 2);
+        (i % 2 == 0 ? two.a : two.b) = sign == 0.0 ? 0.0 : sign * d.weight(ia, d.ab_pair(r), pair);
       }
       // the batch's strings: range of q and where their rows start, in scratch (registers are kept for
       // x's values)
@@ -518,7 +533,7 @@ struct FactoredScatterKernel {
         strings(2 * B + k) = ja < 0 ? 0 : static_cast<std::int64_t>(ja) * d.nkb;
       }
       m.team_barrier();
-      const double* const g = work.data();
+      const Two* const g = integrals.data();
       for (int k0 = t; k0 < len_b; k0 += T) {
         const int q = lo_b + k0;
         const int kb = d.q_rank(q), pos = d.q_position(q);
@@ -531,28 +546,47 @@ struct FactoredScatterKernel {
           any = any || in;
         }
         if (!any) continue;
-        // the class's pairs in steps of 4: their table entries loaded first (from L2: four loads in
-        // flight), then the four sums and scatters
-        const std::int32_t* tab = d.table.data() + static_cast<std::int64_t>(m0) * d.nb + q;
-        const std::int64_t stride = d.nb;
-        int ml = 0;
-        for (; ml + 4 <= mc; ml += 4, tab += 4 * stride) {
-          std::int32_t e[4];
-          CISPMV_FACTORED_UNROLL
-          for (int u = 0; u < 4; ++u) e[u] = tab[u * stride];
-          CISPMV_FACTORED_UNROLL
-          for (int u = 0; u < 4; ++u)
-            scatter(ys, lo_a, len_a, e[u], dot(g + static_cast<std::ptrdiff_t>(ml + u) * B, z));
+        if (Lists) {
+          // q's replacements of the class (target, sign, pair), each read one ahead; the integrals a
+          // gather of the pair's row
+          const std::int64_t be = d.be_ptr(static_cast<std::int64_t>(cls) * d.slices + (q >> 5));
+          const int count = d.be_count(static_cast<std::int64_t>(cls) * d.nb + q);
+          std::uint32_t next = count > 0 ? d.be_data(FactoredData<Mem>::sliced(be, q, 0)) : 0u;
+          for (int i = 0; i < count; ++i) {
+            const std::uint32_t e = next;
+            if (i + 1 < count) next = d.be_data(FactoredData<Mem>::sliced(be, q, i + 1));
+            const double w = dot(g + static_cast<std::ptrdiff_t>(e & ((1u << factored_pair_bits) - 1)) * row_twos, z);
+            scatter(ys, static_cast<int>(e >> factored_position_shift) - lo_a, len_a, (e >> factored_pair_bits) & 1u,
+                    w);
+          }
+        } else {
+          // every pair of the class in steps of 4, the integrals a broadcast: their table entries
+          // (target << 1 | negative, or -1) loaded first (from L2: four loads in flight), then the four
+          // sums and scatters
+          const std::int32_t* tab = d.table.data() + static_cast<std::int64_t>(m0) * d.nb + q;
+          const std::int64_t stride = d.nb;
+          int ml = 0;
+          for (; ml + 4 <= mc; ml += 4, tab += 4 * stride) {
+            std::int32_t e[4];
+            CISPMV_FACTORED_UNROLL
+            for (int u = 0; u < 4; ++u) e[u] = tab[u * stride];
+            CISPMV_FACTORED_UNROLL
+            for (int u = 0; u < 4; ++u) {
+              const double w = dot(g + static_cast<std::ptrdiff_t>(ml + u) * row_twos, z);
+              scatter(ys, (e[u] >> 1) - lo_a, len_a, e[u] & 1, w);  // ((-1 >> 1) - lo_a < 0)
+            }
+          }
+          for (; ml < mc; ++ml, tab += stride) {
+            scatter(ys, (*tab >> 1) - lo_a, len_a, *tab & 1, dot(g + static_cast<std::ptrdiff_t>(ml) * row_twos, z));
+          }
         }
-        for (; ml < mc; ++ml, tab += stride)
-          scatter(ys, lo_a, len_a, *tab, dot(g + static_cast<std::ptrdiff_t>(ml) * B, z));
       }
     }
     m.team_barrier();
 
     // 1 (x) H_beta (x's row ia in scratch) and H_alpha (x) 1 (rows ja of x, coalesced) at this part's
     // positions
-    for (int k = t; k < len_a; k += T) work(k) = x(d.index(ia, lo_a + k));
+    for (int k = t; k < len_a; k += T) row(k) = x(d.index(ia, lo_a + k));
     m.team_barrier();
     const int own_lo = static_cast<int>(static_cast<std::int64_t>(len_a) * part / parts);
     const int own_hi = static_cast<int>(static_cast<std::int64_t>(len_a) * (part + 1) / parts);
@@ -564,7 +598,7 @@ struct FactoredScatterKernel {
       for (int i = 0; i < count; ++i) {
         const std::int64_t at = FactoredData<Mem>::sliced(bb, q, i);
         const int idx = d.bb_col(at) - lo_a;
-        if (static_cast<unsigned>(idx) < static_cast<unsigned>(len_a)) acc += d.bb_val(at) * work(idx);
+        if (static_cast<unsigned>(idx) < static_cast<unsigned>(len_a)) acc += d.bb_val(at) * row(idx);
       }
       const int kb = d.q_rank(q), pos = d.q_position(q);
       for (std::int64_t e = d.aa_ptr(ia); e < d.aa_ptr(ia + 1); ++e) {
@@ -618,6 +652,10 @@ class FactoredHamiltonian {
       throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: batch " + std::to_string(options.batch) +
                                   " (0; teams 2 or 4, scatter 8 or 16, rows 2, 4, 8 or 16)");
     }
+    if (options.scatter_lists && (kernel_ != K::scatter || batch != 8)) {
+      throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: scatter_lists needs the scatter kernel at batch 8");
+    }
+    lists_ = options.scatter_lists;
     if (options.team_size < 0 || options.team_size > 256 || options.parts < 0) {
       throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: team size " + std::to_string(options.team_size) +
                                   " (0 or 1..256) or parts " + std::to_string(options.parts) + " (0 or more)");
@@ -696,8 +734,9 @@ class FactoredHamiltonian {
   bool uses_symmetry() const { return symmetry_; }
   /// Alpha replacements per batch of the team kernel's staging (FactoredOptions::batch).
   int batch() const { return d_.batch; }
-  /// The kernel products run (never `automatic`).
+  /// The kernel products run (never `automatic`), and whether `scatter` walks the replacement lists.
   FactoredOptions::Kernel kernel() const { return kernel_; }
+  bool scatter_lists() const { return lists_; }
   /// Whether products run the `teams` kernel, the team size of the team kernels, and beta strings per
   /// thread (`teams`) or the most teams an alpha string takes (`scatter`).
   bool team_kernel() const { return teams_; }
@@ -716,11 +755,14 @@ class FactoredHamiltonian {
     if (kernel_ == FactoredOptions::Kernel::scatter) {
       if (slots_ > 1) scale(beta, y);
       if (d_.batch == 16) {
-        launch_scatter(impl::FactoredScatterKernel<Exec, XView, YView, 16>{d_, x, y, alpha, beta, task_ia_, task_first_,
-                                                                           task_end_, slots_ > 1, 0});
+        launch_scatter(impl::FactoredScatterKernel<Exec, XView, YView, 16, false>{
+            d_, x, y, alpha, beta, task_ia_, task_first_, task_end_, slots_ > 1, 0});
+      } else if (lists_) {
+        launch_scatter(impl::FactoredScatterKernel<Exec, XView, YView, 8, true>{d_, x, y, alpha, beta, task_ia_,
+                                                                                task_first_, task_end_, slots_ > 1, 0});
       } else {
-        launch_scatter(impl::FactoredScatterKernel<Exec, XView, YView, 8>{d_, x, y, alpha, beta, task_ia_, task_first_,
-                                                                          task_end_, slots_ > 1, 0});
+        launch_scatter(impl::FactoredScatterKernel<Exec, XView, YView, 8, false>{
+            d_, x, y, alpha, beta, task_ia_, task_first_, task_end_, slots_ > 1, 0});
       }
     } else if (teams_ && d_.batch == 2) {
       launch_teams(impl::FactoredTeamKernel<Exec, XView, YView, 2>{d_, x, y, alpha, beta, task_ia_, task_first_,
@@ -778,6 +820,7 @@ class FactoredHamiltonian {
   bool symmetry_ = false;
   FactoredOptions::Kernel kernel_ = FactoredOptions::Kernel::rows;
   bool teams_ = false;
+  bool lists_ = false;
   int team_size_ = 1;
   int slots_ = 1;
   int na_ = 0;
