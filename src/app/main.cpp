@@ -85,12 +85,13 @@ int main(int argc, char* argv[]) {
   ci_formats.insert(ci_formats.begin(), "auto");
   ci_formats.push_back("factored");
   ci_cmd
-      ->add_option("--format", ci.format,
-                   "format of the Davidson SpMV: auto (the model of choose_format; the factored Hamiltonian where the "
-                   "matrix would not fit), " +
-                       format_list +
-                       ", or factored (the Hamiltonian never assembled: applied from its integrals and string lists) "
-                       "(default auto)")
+      ->add_option(
+          "--format", ci.format,
+          "format of the Davidson SpMV: auto (the model of choose_format; the factored Hamiltonian for full CI "
+          "on a GPU and where the matrix would not fit), " +
+              format_list +
+              ", or factored (the Hamiltonian never assembled: applied from its integrals and string lists) "
+              "(default auto)")
       ->check(CLI::IsMember(ci_formats));
   ci_cmd->add_option("--write-mtx", ci.write_mtx, "write the Hamiltonian as a symmetric Matrix Market file");
   ci_cmd->add_option("--tolerance", ci.residual_tolerance, "Davidson residual norm tolerance")

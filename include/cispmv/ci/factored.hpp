@@ -68,7 +68,8 @@ struct FactoredOptions {
   enum class Kernel { automatic, teams, rows, scatter } kernel = Kernel::automatic;
   /// Team size of the team kernels (0: scatter 128; teams 128 on GPUs, 256 for more than ~524K
   /// determinants; 1 on CPUs; at most 256), beta strings per thread of `teams` (0: as many as keep ~1,024
-  /// teams busy; at most 4) and teams per alpha string of `scatter` (0: 1; at most the string's batches).
+  /// teams busy; at most 4) and teams per alpha string of `scatter` (0: 4 where the alpha strings' beta ranges
+  /// average 256 or more, else 1; at most the string's batches).
   int team_size = 0;
   int slots = 0;
   int parts = 0;
@@ -77,7 +78,7 @@ struct FactoredOptions {
   bool scatter_lists = false;
   /// Alpha replacements per batch: `teams` stages 2 or 4 rows of x at a time (0: 4; the all-electron
   /// H2O/6-31G's 4 rows, 44 KB, exceed Kokkos 3.4's 40 KB of level-0 scratch on CUDA and run from level 1),
-  /// `scatter` holds 8 or 16 values of x per thread (0: 8), `rows` takes any of 2, 4, 8, 16 (0: 4).
+  /// `scatter` holds 8 or 16 values of x per thread (0: 16), `rows` takes any of 2, 4, 8, 16 (0: 4).
   int batch = 0;
 };
 
@@ -644,7 +645,7 @@ class FactoredHamiltonian {
               : cispmv::impl::is_gpu_space_v<Exec> ? K::scatter
                                                    : K::rows;
     teams_ = kernel_ == K::teams;
-    const int batch = options.batch > 0 ? options.batch : kernel_ == K::scatter ? 8 : impl::factored_batch;
+    const int batch = options.batch > 0 ? options.batch : kernel_ == K::scatter ? 16 : impl::factored_batch;
     const bool batch_ok = kernel_ == K::teams     ? batch == 2 || batch == 4
                           : kernel_ == K::scatter ? batch == 8 || batch == 16
                                                   : batch == 2 || batch == 4 || batch == 8 || batch == 16;
@@ -667,10 +668,12 @@ class FactoredHamiltonian {
     bytes_ = vector_bytes(h);
     d_ = impl::FactoredData<memory_space>(h);
     if (kernel_ == K::scatter) {
-      // parts per alpha string: 1 unless asked (s27-g1b, H200: the frozen core 0.348 ms with 1 part against
-      // 0.409 with 6, its A1 0.114 against 0.217; the all-electron matrix 3.40 against 3.10 with 4)
+      // parts per alpha string: 4 where its beta range is long, else 1 (s27-g2, H200, batch 16: the
+      // all-electron H2O/6-31G, ranges of 1,287, 1.93 ms with 4 parts against 2.21 with 1; the frozen core,
+      // 495, 0.273 against 0.298; its A1 (ranges of ~124) 0.105 with 1 part, 4 parts at batch 8 0.140)
       team_size_ = options.team_size > 0 ? options.team_size : cispmv::impl::is_gpu_space_v<Exec> ? 128 : 1;
-      const int parts = options.parts > 0 ? options.parts : 1;
+      const double mean_range = static_cast<double>(h.rows) / std::max(1, h.na);
+      const int parts = options.parts > 0 ? options.parts : mean_range >= 256 ? 4 : 1;
       std::vector<std::int32_t> ia, part, count;
       for (int a = 0; a < h.na; ++a) {
         const auto batches =
