@@ -467,12 +467,12 @@ class Suite {
     };
     std::vector<Shape> shapes{{FK::automatic, 0, 0, 0}};
     if (impl::is_gpu_space_v<Exec>) {
-      shapes.insert(shapes.end(), {{FK::scatter, 0, 0, 0, true},
-                                   {FK::scatter, 0, 4, 0, true},
-                                   {FK::scatter, 0, 0, 16},
-                                   {FK::scatter, 0, 2, 0},
-                                   {FK::scatter, 0, 4, 0},
-                                   {FK::scatter, 0, 4, 16},
+      shapes.insert(shapes.end(), {{FK::scatter, 0, 1, 8},
+                                   {FK::scatter, 0, 4, 8},
+                                   {FK::scatter, 0, 1, 8, true},
+                                   {FK::scatter, 0, 4, 8, true},
+                                   {FK::scatter, 0, 1, 16},
+                                   {FK::scatter, 0, 2, 16},
                                    {FK::scatter, 64, 0, 0},
                                    {FK::scatter, 256, 0, 0},
                                    {FK::teams, 0, 0, 0},

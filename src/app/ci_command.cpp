@@ -282,8 +282,18 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
   // Whether the factored Hamiltonian (the fallback of --format auto where the matrix does not fit) fits:
   // its lists take megabytes, the Davidson's vectors are what is large (with a guard per irrep of the
   // space: `guards`, or before the space is built the irreps the orbitals' irreps can make).
+  // On a GPU add the scatter kernel's table: 4 bytes per orbital pair and beta string (at most all strings of
+  // N_beta electrons).
+  const double factored_table = [&] {
+    if (on_host) return 0.0;
+    double strings = 1.0;
+    const int n = dump.num_orbitals, k = (dump.num_electrons - dump.ms2) / 2;
+    for (int i = 0; i < k; ++i) strings = strings * (n - i) / (i + 1);
+    return 4.0 * strings * n * (n + 1) / 2;
+  }();
   auto factored_fits = [&](double determinants, int guards) {
-    const double need = davidson_vector_bytes(options.roots, determinants, guards) + (on_host ? mem.space : 0.0);
+    const double need =
+        davidson_vector_bytes(options.roots, determinants, guards) + (on_host ? mem.space : factored_table);
     return need <= 0.9 * (on_host ? host_have : device_have);
   };
   int possible_irreps = 1;
@@ -301,8 +311,10 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
   // its products are as fast as csell's or faster (s27-g2, H200: all-electron H2O/6-31G 1.93 ms against
   // 2.11, frozen core 0.273 against 0.269, its A1 0.105 against 0.137) and there is no matrix to build
   // (s26-f3: 0.73 s end to end against 1.03 with csell, when its products were 2.4x slower). Truncated
-  // spaces keep the model's choice (the factored walk visits the replacements a truncation leaves out).
-  if (!on_host && may_fall_back && options.level >= dump.num_electrons &&
+  // spaces keep the model's choice (the factored walk visits the replacements a truncation leaves out), and
+  // so do more than 5 roots (the factored Hamiltonian multiplies one vector at a time; s26-f3: --roots 5
+  // factored 1.19 s, about what csell's block products take).
+  if (!on_host && may_fall_back && options.level >= dump.num_electrons && options.roots <= 5 &&
       factored_fits(count, possible_irreps > 1 ? possible_irreps : 0)) {
     factored = true;
     out << "automatic format choice: full CI on " << Exec::name()
@@ -463,10 +475,10 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
     const std::size_t n = space.size();
     mem.davidson = davidson_vector_bytes(options.roots, static_cast<double>(n), irreps > 1 ? irreps : 0);
     const double have = on_host ? host_have : device_have;
-    if (mem.davidson + (on_host ? mem.space : 0.0) > 0.95 * have) {
-      refuse(on_host ? "host" : "device", mem.davidson + (on_host ? mem.space : 0.0), have,
-             "Davidson vectors " + format_bytes(mem.davidson) + " for " + std::to_string(n) +
-                 " determinants (the factored Hamiltonian itself takes megabytes)",
+    if (mem.davidson + (on_host ? mem.space : factored_table) > 0.95 * have) {
+      refuse(on_host ? "host" : "device", mem.davidson + (on_host ? mem.space : factored_table), have,
+             "Davidson vectors " + format_bytes(mem.davidson) + " for " + std::to_string(n) + " determinants" +
+                 (on_host ? std::string() : ", the factored Hamiltonian's table " + format_bytes(factored_table)),
              "Fewer --roots, a lower --level or fewer orbitals would fit.");
     }
     FactoredOptions fopt;

@@ -68,7 +68,7 @@ void for_each_single(std::uint64_t s, int n, const std::unordered_map<std::uint6
 }  // namespace
 
 FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace& space, const FactoredOptions& options,
-                                const int batch) {
+                                const int batch, const bool table) {
   const char* who = "cispmv::ci::FactoredHamiltonian";
   const int n = space.num_orbitals;
   if (integrals.num_orbitals != n) {
@@ -328,8 +328,8 @@ FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace
     for (int p = 0; p < n; ++p) {
       for (int q = 0; q <= p; ++q) orbitals_of[static_cast<std::size_t>(pair_of(p, q))] = {p, q};
     }
-    h.table.assign(h.cls_pair.size() * static_cast<std::size_t>(h.nb), -1);
-    for (std::size_t m = 0; m < h.cls_pair.size(); ++m) {
+    if (table) h.table.assign(h.cls_pair.size() * static_cast<std::size_t>(h.nb), -1);
+    for (std::size_t m = 0; table && m < h.cls_pair.size(); ++m) {
       const auto [r, t] = orbitals_of[static_cast<std::size_t>(h.cls_pair[m])];
       for (int q = 0; q < h.nb; ++q) {
         const std::uint64_t s = space.beta.strings[static_cast<std::size_t>(id_of[static_cast<std::size_t>(q)])];

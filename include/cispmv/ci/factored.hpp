@@ -111,7 +111,7 @@ struct FactoredHost {
   int na = 0, nb = 0;          ///< alpha / beta strings
   int nkb = 0;                 ///< beta ranks + 1
   int max_range = 0;           ///< largest hi - lo over alpha strings
-  int batch = factored_batch;  ///< alpha replacements per batch (2 or 4)
+  int batch = factored_batch;  ///< alpha replacements per batch (2, 4, 8 or 16)
   int num_classes = 1;         ///< irreps of orbital pairs told apart (8 with symmetry, else 1)
   bool symmetry = false;       ///< pairs of different irreps skipped
   std::vector<std::uint64_t> a_string;
@@ -151,8 +151,10 @@ struct FactoredHost {
   std::size_t alpha_beta_terms = 0;  ///< beta entries visited by one product (the cost model's unit)
 };
 
+/// `table`: build FactoredHost::table (the scatter kernel's walk over every pair of a class; pairs x beta
+/// strings x 4 bytes), which no other kernel reads.
 FactoredHost factor_hamiltonian(const ci::FciDump& integrals, const ci::DeterminantSpace& space,
-                                const ci::FactoredOptions& options, int batch = factored_batch);
+                                const ci::FactoredOptions& options, int batch = factored_batch, bool table = false);
 
 template <class T, class Mem>
 Kokkos::View<T*, Mem> factored_view(const char* label, const std::vector<T>& v) {
@@ -661,7 +663,8 @@ class FactoredHamiltonian {
       throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: team size " + std::to_string(options.team_size) +
                                   " (0 or 1..256) or parts " + std::to_string(options.parts) + " (0 or more)");
     }
-    const impl::FactoredHost h = impl::factor_hamiltonian(integrals, space, options, batch);
+    const impl::FactoredHost h =
+        impl::factor_hamiltonian(integrals, space, options, batch, kernel_ == K::scatter && !options.scatter_lists);
     rows_ = h.rows;
     terms_ = h.alpha_beta_terms;
     symmetry_ = h.symmetry;
