@@ -466,6 +466,9 @@ class Suite {
       bool lists = false;      // scatter: the replacement lists' walk
     };
     std::vector<Shape> shapes{{FK::automatic, 0, 0, 0}};
+    if (!impl::is_gpu_space_v<Exec>) {  // CPUs: the rows kernel, and the scatter kernel's table walk
+      shapes.insert(shapes.end(), {{FK::rows, 0, 0, 0}, {FK::scatter, 0, 1, 8}, {FK::scatter, 0, 1, 16}});
+    }
     if (impl::is_gpu_space_v<Exec>) {
       shapes.insert(shapes.end(), {{FK::scatter, 0, 1, 8},
                                    {FK::scatter, 0, 4, 8},
@@ -479,7 +482,10 @@ class Suite {
                                    {FK::teams, 256, 4, 2}});
     }
     for (const Shape& shape : shapes) {
-      const std::string kernel = shape.kernel == FK::scatter ? "/scatter" : shape.kernel == FK::teams ? "/teams" : "";
+      const std::string kernel = shape.kernel == FK::scatter ? "/scatter"
+                                 : shape.kernel == FK::teams ? "/teams"
+                                 : shape.kernel == FK::rows  ? "/rows"
+                                                             : "";
       const std::string label =
           "ci-factored" + kernel + (shape.team == 0 ? std::string() : "/team:" + std::to_string(shape.team)) +
           (shape.slots == 0              ? std::string()

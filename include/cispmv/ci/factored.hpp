@@ -63,8 +63,9 @@ struct FactoredOptions {
   /// x in registers and the integrals broadcast, and scatters it into the string's row in team scratch
   /// (`scatter`, what GPUs run); a team per alpha string and chunk of its betas that gathers rows of x
   /// and integrals from team scratch (`teams`); or a thread per alpha string reading x where it lies
-  /// (`rows`, what CPUs run). `automatic` picks by the execution space. The tests run all three on
-  /// every backend.
+  /// (`rows`, the simplest). `automatic` is `scatter`: on GPUs its table walk at batch 16, on CPUs (a team of
+  /// one thread per alpha string, no atomics) its lists' walk at batch 8. The tests run all three on every
+  /// backend.
   enum class Kernel { automatic, teams, rows, scatter } kernel = Kernel::automatic;
   /// Team size of the team kernels (0: scatter 128; teams 128 on GPUs, 256 for more than ~524K
   /// determinants; 1 on CPUs; at most 256), beta strings per thread of `teams` (0: as many as keep ~1,024
@@ -75,10 +76,12 @@ struct FactoredOptions {
   int parts = 0;
   /// `scatter` at a batch of 8: walk each source's own replacements of the class (its lists; the
   /// integrals a gather of the pair's row) rather than every pair of the class (the table; a broadcast).
+  /// What `automatic` takes on CPUs.
   bool scatter_lists = false;
   /// Alpha replacements per batch: `teams` stages 2 or 4 rows of x at a time (0: 4; the all-electron
   /// H2O/6-31G's 4 rows, 44 KB, exceed Kokkos 3.4's 40 KB of level-0 scratch on CUDA and run from level 1),
-  /// `scatter` holds 8 or 16 values of x per thread (0: 16), `rows` takes any of 2, 4, 8, 16 (0: 4).
+  /// `scatter` holds 8 or 16 values of x per thread (0: 16 on GPUs, 8 on CPUs and for the lists' walk), `rows`
+  /// takes any of 2, 4, 8, 16 (0: 4).
   int batch = 0;
 };
 
@@ -498,8 +501,15 @@ struct FactoredScatterKernel {
     return w;
   }
   // w (negated where `negative`) added to ys at target - lo where that lies in [0, len)
-  KOKKOS_INLINE_FUNCTION static void scatter(const Scratch& ys, int idx, int len, bool negative, double w) {
-    if (static_cast<unsigned>(idx) < static_cast<unsigned>(len)) Kokkos::atomic_add(&ys(idx), negative ? -w : w);
+  // (a team of one thread, the CPUs' launch, adds without an atomic)
+  KOKKOS_INLINE_FUNCTION static void scatter(const Scratch& ys, int idx, int len, bool negative, double w, bool alone) {
+    if (static_cast<unsigned>(idx) < static_cast<unsigned>(len)) {
+      if (alone) {
+        ys(idx) += negative ? -w : w;
+      } else {
+        Kokkos::atomic_add(&ys(idx), negative ? -w : w);
+      }
+    }
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
@@ -559,8 +569,8 @@ struct FactoredScatterKernel {
             const std::uint32_t e = next;
             if (i + 1 < count) next = d.be_data(FactoredData<Mem>::sliced(be, q, i + 1));
             const double w = dot(g + static_cast<std::ptrdiff_t>(e & ((1u << factored_pair_bits) - 1)) * row_twos, z);
-            scatter(ys, static_cast<int>(e >> factored_position_shift) - lo_a, len_a, (e >> factored_pair_bits) & 1u,
-                    w);
+            scatter(ys, static_cast<int>(e >> factored_position_shift) - lo_a, len_a, (e >> factored_pair_bits) & 1u, w,
+                    T == 1);
           }
         } else {
           // every pair of the class in steps of 4, the integrals a broadcast: their table entries
@@ -576,11 +586,12 @@ struct FactoredScatterKernel {
             CISPMV_FACTORED_UNROLL
             for (int u = 0; u < 4; ++u) {
               const double w = dot(g + static_cast<std::ptrdiff_t>(ml + u) * row_twos, z);
-              scatter(ys, (e[u] >> 1) - lo_a, len_a, e[u] & 1, w);  // ((-1 >> 1) - lo_a < 0)
+              scatter(ys, (e[u] >> 1) - lo_a, len_a, e[u] & 1, w, T == 1);  // ((-1 >> 1) - lo_a < 0)
             }
           }
           for (; ml < mc; ++ml, tab += stride) {
-            scatter(ys, (*tab >> 1) - lo_a, len_a, *tab & 1, dot(g + static_cast<std::ptrdiff_t>(ml) * row_twos, z));
+            scatter(ys, (*tab >> 1) - lo_a, len_a, *tab & 1, dot(g + static_cast<std::ptrdiff_t>(ml) * row_twos, z),
+                    T == 1);
           }
         }
       }
@@ -643,11 +654,18 @@ class FactoredHamiltonian {
                       const FactoredOptions& options = {})
       : exec_(exec) {
     using K = FactoredOptions::Kernel;
-    kernel_ = options.kernel != K::automatic       ? options.kernel
-              : cispmv::impl::is_gpu_space_v<Exec> ? K::scatter
-                                                   : K::rows;
+    // automatic: the scatter kernel, on GPUs its table walk at batch 16, on CPUs (teams of one thread) its
+    // lists' walk at batch 8 (our 2 cores, session 27: frozen core 51.7 ms against the rows kernel's 157, csell
+    // 41.5, Kokkos Kernels 62.4)
+    const bool gpu = cispmv::impl::is_gpu_space_v<Exec>;
+    kernel_ = options.kernel != K::automatic ? options.kernel : K::scatter;
     teams_ = kernel_ == K::teams;
-    const int batch = options.batch > 0 ? options.batch : kernel_ == K::scatter ? 16 : impl::factored_batch;
+    lists_ =
+        options.scatter_lists || (options.kernel == K::automatic && !gpu && (options.batch == 0 || options.batch == 8));
+    const int batch = options.batch > 0                           ? options.batch
+                      : kernel_ == K::scatter && (lists_ || !gpu) ? 8
+                      : kernel_ == K::scatter                     ? 16
+                                                                  : impl::factored_batch;
     const bool batch_ok = kernel_ == K::teams     ? batch == 2 || batch == 4
                           : kernel_ == K::scatter ? batch == 8 || batch == 16
                                                   : batch == 2 || batch == 4 || batch == 8 || batch == 16;
@@ -655,16 +673,15 @@ class FactoredHamiltonian {
       throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: batch " + std::to_string(options.batch) +
                                   " (0; teams 2 or 4, scatter 8 or 16, rows 2, 4, 8 or 16)");
     }
-    if (options.scatter_lists && (kernel_ != K::scatter || batch != 8)) {
+    if (lists_ && (kernel_ != K::scatter || batch != 8)) {
       throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: scatter_lists needs the scatter kernel at batch 8");
     }
-    lists_ = options.scatter_lists;
     if (options.team_size < 0 || options.team_size > 256 || options.parts < 0) {
       throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: team size " + std::to_string(options.team_size) +
                                   " (0 or 1..256) or parts " + std::to_string(options.parts) + " (0 or more)");
     }
     const impl::FactoredHost h =
-        impl::factor_hamiltonian(integrals, space, options, batch, kernel_ == K::scatter && !options.scatter_lists);
+        impl::factor_hamiltonian(integrals, space, options, batch, kernel_ == K::scatter && !lists_);
     rows_ = h.rows;
     terms_ = h.alpha_beta_terms;
     symmetry_ = h.symmetry;
@@ -676,7 +693,7 @@ class FactoredHamiltonian {
       // 495, 0.273 against 0.298; its A1 (ranges of ~124) 0.105 with 1 part, 4 parts at batch 8 0.140)
       team_size_ = options.team_size > 0 ? options.team_size : cispmv::impl::is_gpu_space_v<Exec> ? 128 : 1;
       const double mean_range = static_cast<double>(h.rows) / std::max(1, h.na);
-      const int parts = options.parts > 0 ? options.parts : mean_range >= 256 ? 4 : 1;
+      const int parts = options.parts > 0 ? options.parts : gpu && mean_range >= 256 ? 4 : 1;
       std::vector<std::int32_t> ia, part, count;
       for (int a = 0; a < h.na; ++a) {
         const auto batches =
