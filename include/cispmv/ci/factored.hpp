@@ -306,7 +306,8 @@ struct FactoredRowKernel {
 template <class Exec, class X, class Y, int R = factored_batch>
 struct FactoredTeamKernel {
   using Mem = typename Exec::memory_space;
-  using Member = typename Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<256, 4>>::member_type;
+  using Policy = Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<256, 4>>;
+  using Member = typename Policy::member_type;
   using Scratch = Kokkos::View<double*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   FactoredData<Mem> d;
   X x;
@@ -778,14 +779,14 @@ class FactoredHamiltonian {
     if (kernel_ == FactoredOptions::Kernel::scatter) {
       if (slots_ > 1) scale(beta, y);
       if (d_.batch == 16) {
-        launch_scatter(impl::FactoredScatterKernel<Exec, XView, YView, 16, false>{
-            d_, x, y, alpha, beta, task_ia_, task_first_, task_end_, slots_ > 1, 0});
-      } else if (lists_) {
-        launch_scatter(impl::FactoredScatterKernel<Exec, XView, YView, 8, true>{d_, x, y, alpha, beta, task_ia_,
+        launch_teams(impl::FactoredScatterKernel<Exec, XView, YView, 16, false>{d_, x, y, alpha, beta, task_ia_,
                                                                                 task_first_, task_end_, slots_ > 1, 0});
+      } else if (lists_) {
+        launch_teams(impl::FactoredScatterKernel<Exec, XView, YView, 8, true>{d_, x, y, alpha, beta, task_ia_,
+                                                                              task_first_, task_end_, slots_ > 1, 0});
       } else {
-        launch_scatter(impl::FactoredScatterKernel<Exec, XView, YView, 8, false>{
-            d_, x, y, alpha, beta, task_ia_, task_first_, task_end_, slots_ > 1, 0});
+        launch_teams(impl::FactoredScatterKernel<Exec, XView, YView, 8, false>{d_, x, y, alpha, beta, task_ia_,
+                                                                               task_first_, task_end_, slots_ > 1, 0});
       }
     } else if (teams_ && d_.batch == 2) {
       launch_teams(impl::FactoredTeamKernel<Exec, XView, YView, 2>{d_, x, y, alpha, beta, task_ia_, task_first_,
@@ -801,23 +802,14 @@ class FactoredHamiltonian {
   }
 
  private:
-  // the team kernel f (its batch: F::R) in level-0 scratch where it fits, else level 1
+  // a team kernel f (FactoredTeamKernel or FactoredScatterKernel: its Policy, scratch_bytes and level) with
+  // a team per task, in level-0 scratch where it fits, else level 1
   template <class F>
   void launch_teams(F f) const {
     const std::size_t scratch = F::scratch_bytes(d_);
-    Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<256, 4>> policy(exec_, static_cast<int>(task_ia_.extent(0)),
-                                                                  team_size_);
-    f.level = scratch <= static_cast<std::size_t>(decltype(policy)::scratch_size_max(0)) ? 0 : 1;
-    Kokkos::parallel_for("cispmv::ci::factored", policy.set_scratch_size(f.level, Kokkos::PerTeam(scratch)), f);
-  }
-
-  // the scatter kernel f in level-0 scratch where it fits, else level 1
-  template <class F>
-  void launch_scatter(F f) const {
-    const std::size_t scratch = F::scratch_bytes(d_);
     typename F::Policy policy(exec_, static_cast<int>(task_ia_.extent(0)), team_size_);
     f.level = scratch <= static_cast<std::size_t>(F::Policy::scratch_size_max(0)) ? 0 : 1;
-    Kokkos::parallel_for("cispmv::ci::factored_scatter", policy.set_scratch_size(f.level, Kokkos::PerTeam(scratch)), f);
+    Kokkos::parallel_for("cispmv::ci::factored", policy.set_scratch_size(f.level, Kokkos::PerTeam(scratch)), f);
   }
   // y = beta y (0 where beta is 0), before teams add their parts of a row into it
   template <class YView>
