@@ -549,21 +549,27 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
                               Kokkos::ParallelForTag()));
     // the scatter kernel: one team per alpha string, or 3 (a ragged split of the batches and positions;
     // y accumulated atomically), or as many as the backend asks for; batches of 8 and 16
+    // the mma kernel: teams of 2 warps on GPUs (2 threads, each a warp, on CPUs) and of 4 (1 on CPUs: no
+    // atomics), one team per alpha string or 3 sharing its tiles
+    const bool gpu = cispmv::impl::is_gpu_space_v<TEST_EXECSPACE>;
     struct Variant {
       Kernel kernel;
-      int slots;           // teams: beta strings per thread; scatter: teams per alpha string
+      int slots;           // teams: beta strings per thread; scatter and mma: teams per alpha string
       int batch;           // alpha replacements per batch (0: the kernel's own)
       bool lists = false;  // scatter: the replacement lists' walk
+      int team = 0;        // team size (0: the test's, above)
     };
-    for (const Variant v : {Variant{Kernel::rows, 0, 0}, Variant{Kernel::teams, 1, 0}, Variant{Kernel::teams, 3, 0},
-                            Variant{Kernel::teams, 3, 2}, Variant{Kernel::rows, 0, 2}, Variant{Kernel::rows, 0, 16},
-                            Variant{Kernel::scatter, 1, 0}, Variant{Kernel::scatter, 3, 16},
-                            Variant{Kernel::scatter, 0, 8}, Variant{Kernel::scatter, 2, 8, true}}) {
+    for (const Variant v :
+         {Variant{Kernel::rows, 0, 0}, Variant{Kernel::teams, 1, 0}, Variant{Kernel::teams, 3, 0},
+          Variant{Kernel::teams, 3, 2}, Variant{Kernel::rows, 0, 2}, Variant{Kernel::rows, 0, 16},
+          Variant{Kernel::scatter, 1, 0}, Variant{Kernel::scatter, 3, 16}, Variant{Kernel::scatter, 0, 8},
+          Variant{Kernel::scatter, 2, 8, true}, Variant{Kernel::mma, 1, 0, false, gpu ? 64 : team},
+          Variant{Kernel::mma, 3, 0, false, gpu ? 128 : 1}, Variant{Kernel::mma, 0, 4, false, gpu ? 128 : 1}}) {
       cispmv::ci::FactoredOptions options;
       options.kernel = v.kernel;
-      options.team_size = team;
+      options.team_size = v.team > 0 ? v.team : team;
       options.slots = v.kernel == Kernel::teams ? v.slots : 0;
-      options.parts = v.kernel == Kernel::scatter ? v.slots : 0;
+      options.parts = v.kernel == Kernel::scatter || v.kernel == Kernel::mma ? v.slots : 0;
       options.batch = v.batch;
       options.scatter_lists = v.lists;
       const cispmv::ci::FactoredHamiltonian<TEST_EXECSPACE> F(TEST_EXECSPACE(), dump, space, options);
@@ -580,9 +586,10 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
       const std::string what = std::string(c.file) + " MS2 " + std::to_string(c.ms2) + " level " +
                                std::to_string(c.level) + " restricted " + std::to_string(c.restrict_to_isym) +
                                " broken symmetry " + std::to_string(c.break_symmetry) + " kernel " +
-                               (v.kernel == Kernel::teams  ? "teams"
-                                : v.kernel == Kernel::rows ? "rows"
-                                                           : "scatter") +
+                               (v.kernel == Kernel::teams     ? "teams"
+                                : v.kernel == Kernel::rows    ? "rows"
+                                : v.kernel == Kernel::scatter ? "scatter"
+                                                              : "mma") +
                                (v.lists ? " lists" : "") + " slots/parts " + std::to_string(F.slots()) + " batch " +
                                std::to_string(F.batch()) + ": " + std::to_string(n) + " determinants";
       // (not mirrors: those alias hx and hy on the host)
@@ -607,6 +614,56 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
   const cispmv::ci::FactoredHamiltonian<TEST_EXECSPACE> F(TEST_EXECSPACE(), dump, space);
   Kokkos::View<double*, TEST_MEMSPACE> x("x", space.size() + 1), y("y", space.size());
   EXPECT_THROW(F.apply(1.0, x, 0.0, y), std::invalid_argument);
+}
+
+// A warp's 8x8x4 product in the fragments of PTX (on a GPU of compute capability 8.0 or later the DMMA
+// instruction, before it the same sums through shuffles; on CPUs one thread forming the warp's product):
+// D = C + A B entry by entry, every lane's two entries written where the layout says.
+TEST(TEST_CATEGORY, WarpMmaIsTheProductInPtxFragments) {
+  constexpr int Lanes = cispmv::impl::warp_lanes<TEST_EXECSPACE>;
+  Kokkos::View<double[8][4], Kokkos::HostSpace> ha("a");
+  Kokkos::View<double[4][8], Kokkos::HostSpace> hb("b");
+  Kokkos::View<double[8][8], Kokkos::HostSpace> hc("c");
+  cispmv::test::Rng rng(5);
+  for (int r = 0; r < 8; ++r) {
+    for (int k = 0; k < 4; ++k) ha(r, k) = rng.uniform() - 0.5;
+    for (int n = 0; n < 8; ++n) hc(r, n) = rng.uniform() - 0.5;
+  }
+  for (int k = 0; k < 4; ++k) {
+    for (int n = 0; n < 8; ++n) hb(k, n) = rng.uniform() - 0.5;
+  }
+  Kokkos::View<double[8][4], TEST_MEMSPACE> a("a");
+  Kokkos::View<double[4][8], TEST_MEMSPACE> b("b");
+  Kokkos::View<double[8][8], TEST_MEMSPACE> c("c"), out("out");
+  Kokkos::deep_copy(a, ha);
+  Kokkos::deep_copy(b, hb);
+  Kokkos::deep_copy(c, hc);
+  Kokkos::deep_copy(out, std::numeric_limits<double>::quiet_NaN());
+  using Policy = Kokkos::TeamPolicy<TEST_EXECSPACE>;
+  Kokkos::parallel_for(
+      "warp_mma", Policy(1, Lanes == 1 ? 32 : 1), KOKKOS_LAMBDA(const typename Policy::member_type& m) {
+        double fa[Lanes], fb[Lanes], fd[Lanes][2];
+        const int lane0 = Lanes == 1 ? m.team_rank() : 0;
+        for (int j = 0; j < Lanes; ++j) {
+          const int l = lane0 + j;
+          fa[j] = a(l / 4, l % 4);
+          fb[j] = b(l % 4, l / 4);
+          for (int i = 0; i < 2; ++i) fd[j][i] = c(l / 4, 2 * (l % 4) + i);
+        }
+        cispmv::impl::warp_mma_8x8x4(fa, fb, fd);
+        for (int j = 0; j < Lanes; ++j) {
+          const int l = lane0 + j;
+          for (int i = 0; i < 2; ++i) out(l / 4, 2 * (l % 4) + i) = fd[j][i];
+        }
+      });
+  const auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  for (int r = 0; r < 8; ++r) {
+    for (int n = 0; n < 8; ++n) {
+      double want = hc(r, n);
+      for (int k = 0; k < 4; ++k) want += ha(r, k) * hb(k, n);
+      EXPECT_NEAR(got(r, n), want, 1e-14) << "D(" << r << ", " << n << ")";
+    }
+  }
 }
 
 // The Davidson on the factored Hamiltonian: PySCF's energies, full CI of the frozen-core water (61,441

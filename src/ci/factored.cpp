@@ -68,7 +68,7 @@ void for_each_single(std::uint64_t s, int n, const std::unordered_map<std::uint6
 }  // namespace
 
 FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace& space, const FactoredOptions& options,
-                                const int batch, const bool table) {
+                                const int batch, const bool table, const bool units) {
   const char* who = "cispmv::ci::FactoredHamiltonian";
   const int n = space.num_orbitals;
   if (integrals.num_orbitals != n) {
@@ -328,7 +328,8 @@ FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace
     for (int p = 0; p < n; ++p) {
       for (int q = 0; q <= p; ++q) orbitals_of[static_cast<std::size_t>(pair_of(p, q))] = {p, q};
     }
-    if (table) h.table.assign(h.cls_pair.size() * static_cast<std::size_t>(h.nb), -1);
+    h.table_stride = (h.nb + 7) / 8 * 8;
+    if (table) h.table.assign(h.cls_pair.size() * static_cast<std::size_t>(h.table_stride), -1);
     for (std::size_t m = 0; table && m < h.cls_pair.size(); ++m) {
       const auto [r, t] = orbitals_of[static_cast<std::size_t>(h.cls_pair[m])];
       for (int q = 0; q < h.nb; ++q) {
@@ -343,8 +344,45 @@ FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace
             e = q_of[static_cast<std::size_t>(it->second)] << 1 | (excitation_sign(s, from, to) < 0 ? 1 : 0);
           }
         }
-        h.table[m * static_cast<std::size_t>(h.nb) + static_cast<std::size_t>(q)] = e;
+        h.table[m * static_cast<std::size_t>(h.table_stride) + static_cast<std::size_t>(q)] = e;
       }
+    }
+  }
+
+  // the mma kernel's units: per alpha string, its batches (one k-step each) in runs of one class, cut into
+  // at most factored_mma_ksteps batches and 8 x factored_mma_mtiles pairs of the class
+  if (units) {
+    if (batch != 4) throw std::logic_error(std::string(who) + ": the mma kernel's units need batches of 4");
+    h.mu_ptr.push_back(0);
+    for (int ia = 0; ia < h.na; ++ia) {
+      const auto first = static_cast<std::size_t>(h.ab_ptr[static_cast<std::size_t>(ia)]);
+      const auto last = static_cast<std::size_t>(h.ab_ptr[static_cast<std::size_t>(ia) + 1]);
+      for (std::size_t b = first; b < last;) {
+        const int c = h.ab_class[b];
+        std::size_t run = b;
+        while (run < last && h.ab_class[run] == c && run - b < static_cast<std::size_t>(factored_mma_ksteps)) ++run;
+        int lo = std::numeric_limits<int>::max(), hi = 0;
+        for (std::size_t k = b; k < run; ++k) {
+          if (h.ab_len[k] > 0) {
+            lo = std::min(lo, h.ab_lo[k]);
+            hi = std::max(hi, h.ab_lo[k] + h.ab_len[k]);
+          }
+        }
+        const int pairs = h.cls_ptr[static_cast<std::size_t>(c) + 1] - h.cls_ptr[static_cast<std::size_t>(c)];
+        const int per = 8 * factored_mma_mtiles;
+        for (int m0 = 0; hi > 0 && m0 < pairs; m0 += per) {
+          const int mp = std::min(per, pairs - m0);
+          h.mu_batch.push_back(static_cast<std::int64_t>(b));
+          h.mu_ksteps.push_back(static_cast<std::int32_t>(run - b));
+          h.mu_pair.push_back(m0);
+          h.mu_pairs.push_back(mp);
+          h.mu_lo.push_back(lo);
+          h.mu_len.push_back(hi - lo);
+          h.max_unit_fragments = std::max(h.max_unit_fragments, (mp + 7) / 8 * static_cast<int>(run - b));
+        }
+        b = run;
+      }
+      h.mu_ptr.push_back(static_cast<std::int64_t>(h.mu_batch.size()));
     }
   }
 

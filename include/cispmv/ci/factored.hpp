@@ -31,6 +31,7 @@
 #include "cispmv/impl/backend.hpp"
 #include "cispmv/impl/bits.hpp"
 #include "cispmv/impl/convert_helpers.hpp"
+#include "cispmv/impl/warp_mma.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -63,14 +64,18 @@ struct FactoredOptions {
   /// x in registers and the integrals broadcast, and scatters it into the string's row in team scratch
   /// (`scatter`, what GPUs run); a team per alpha string and chunk of its betas that gathers rows of x
   /// and integrals from team scratch (`teams`); or a thread per alpha string reading x where it lies
-  /// (`rows`, the simplest). `automatic` is `scatter`: on GPUs its table walk at batch 16, on CPUs (a team of
-  /// one thread per alpha string, no atomics) its lists' walk at batch 8. The tests run all three on every
-  /// backend.
-  enum class Kernel { automatic, teams, rows, scatter } kernel = Kernel::automatic;
+  /// (`rows`, the simplest). `automatic` is `mma` on GPUs with tensor cores for doubles (compute capability
+  /// 8.0 or later), else `scatter`: on other GPUs its table walk at batch 16, on CPUs (a team of one thread
+  /// per alpha string, no atomics) its lists' walk at batch 8. The tests run every kernel on every backend.
+  /// `mma`: the scatter kernel's alpha-beta sum as small matrix products on the tensor cores
+  /// (FactoredMmaKernel; GPUs of compute capability 8.0 or later, where `automatic` takes it; elsewhere it
+  /// runs with a warp's lanes emulated, for the tests).
+  enum class Kernel { automatic, teams, rows, scatter, mma } kernel = Kernel::automatic;
   /// Team size of the team kernels (0: scatter 128; teams 128 on GPUs, 256 for more than ~524K
   /// determinants; 1 on CPUs; at most 256), beta strings per thread of `teams` (0: as many as keep ~1,024
   /// teams busy; at most 4) and teams per alpha string of `scatter` (0: 4 where the alpha strings' beta ranges
-  /// average 256 or more, else 1; at most the string's batches).
+  /// average 256 or more, else 1; at most the string's batches) and of `mma` (0: on GPUs 4 where there are
+  /// fewer than 512 alpha strings, else 1; its teams: 32 to 128 threads on GPUs, 0 for 128).
   int team_size = 0;
   int slots = 0;
   int parts = 0;
@@ -81,7 +86,7 @@ struct FactoredOptions {
   /// Alpha replacements per batch: `teams` stages 2 or 4 rows of x at a time (0: 4; the all-electron
   /// H2O/6-31G's 4 rows, 44 KB, exceed Kokkos 3.4's 40 KB of level-0 scratch on CUDA and run from level 1),
   /// `scatter` holds 8 or 16 values of x per thread (0: 16 on GPUs, 8 on CPUs and for the lists' walk), `rows`
-  /// takes any of 2, 4, 8, 16 (0: 4).
+  /// takes any of 2, 4, 8, 16 (0: 4), `mma` 4 (a k-step of its products; 0: 4).
   int batch = 0;
 };
 
@@ -98,6 +103,10 @@ namespace cispmv::impl {
 inline constexpr int factored_batch = 4;
 /// Beta strings a GPU thread accumulates at most (registers).
 inline constexpr int factored_max_slots = 4;
+/// The mma kernel's units: at most this many k-steps (batches of 4 alpha replacements) and m-tiles (8
+/// pairs each), so that a unit's integrals (8 x 4 doubles a fragment) take at most 16 KB of team scratch.
+inline constexpr int factored_mma_ksteps = 8;
+inline constexpr int factored_mma_mtiles = 8;
 /// Bits of a packed beta entry: kernel position of the target string (high), sign, pair index (low).
 inline constexpr int factored_pair_bits = 12;
 inline constexpr int factored_position_shift = factored_pair_bits + 1;
@@ -149,15 +158,27 @@ struct FactoredHost {
   // and, per pair of that order m and position q, the target position and sign of the pair's replacement
   // in q's string (E_rs or E_sr, whichever the string allows; E_rr keeps an occupied r):
   // table[m * nb + q] = target << 1 | negative, or -1
+  // table[m * table_stride + q]; rows padded with -1 to a multiple of 8 positions (the mma kernel reads the
+  // entries of 8 positions from one row)
   std::vector<std::int32_t> cls_ptr, cls_pair, table;
+  int table_stride = 0;
   int max_class_pairs = 0;
+  // the mma kernel's units (alpha replacements in batches of 4, one k-step each): per alpha string
+  // (mu_ptr), a run of at most factored_mma_ksteps batches of one class (first batch mu_batch, mu_ksteps of
+  // them) against at most 8 x factored_mma_mtiles pairs of that class (mu_pair: the first, as an offset in
+  // the class; mu_pairs of them), over the union of the strings' ranges of q (mu_lo, mu_len)
+  std::vector<std::int64_t> mu_ptr, mu_batch;
+  std::vector<std::int32_t> mu_ksteps, mu_pair, mu_pairs, mu_lo, mu_len;
+  int max_unit_fragments = 0;        ///< largest m-tiles x k-steps of a unit
   std::size_t alpha_beta_terms = 0;  ///< beta entries visited by one product (the cost model's unit)
 };
 
 /// `table`: build FactoredHost::table (the scatter kernel's walk over every pair of a class; pairs x beta
 /// strings x 4 bytes), which no other kernel reads.
+/// `units`: build the mma kernel's units (FactoredHost::mu_*; batch must be 4).
 FactoredHost factor_hamiltonian(const ci::FciDump& integrals, const ci::DeterminantSpace& space,
-                                const ci::FactoredOptions& options, int batch = factored_batch, bool table = false);
+                                const ci::FactoredOptions& options, int batch = factored_batch, bool table = false,
+                                bool units = false);
 
 template <class T, class Mem>
 Kokkos::View<T*, Mem> factored_view(const char* label, const std::vector<T>& v) {
@@ -168,11 +189,11 @@ Kokkos::View<T*, Mem> factored_view(const char* label, const std::vector<T>& v) 
 template <class Mem>
 struct FactoredData {
   int num_pairs = 0, nb = 0, nkb = 0, slices = 0, max_range = 0, max_batch_range = 0, batch = factored_batch,
-      max_class_pairs = 0;
+      max_class_pairs = 0, table_stride = 0, max_unit_fragments = 0;
   Kokkos::View<std::uint64_t*, Mem> a_string;
-  Kokkos::View<std::int64_t*, Mem> a_rowbase, aa_ptr, bb_ptr, be_ptr, ab_ptr;
+  Kokkos::View<std::int64_t*, Mem> a_rowbase, aa_ptr, bb_ptr, be_ptr, ab_ptr, mu_ptr, mu_batch;
   Kokkos::View<std::int32_t*, Mem> a_lo, a_hi, q_position, aa_col, bb_count, bb_col, be_count, ab_ja, ab_pair, ab_lo,
-      ab_len, cls_ptr, cls_pair, table;
+      ab_len, cls_ptr, cls_pair, table, mu_ksteps, mu_pair, mu_pairs, mu_lo, mu_len;
   Kokkos::View<std::uint8_t*, Mem> q_rank, ab_class;
   Kokkos::View<double*, Mem> aa_val, bb_val, ab_sign, eri;
   Kokkos::View<std::uint32_t*, Mem> be_data;
@@ -187,12 +208,16 @@ struct FactoredData {
         max_batch_range(h.max_batch_range),
         batch(h.batch),
         max_class_pairs(h.max_class_pairs),
+        table_stride(h.table_stride),
+        max_unit_fragments(h.max_unit_fragments),
         a_string(factored_view<std::uint64_t, Mem>("a_string", h.a_string)),
         a_rowbase(factored_view<std::int64_t, Mem>("a_rowbase", h.a_rowbase)),
         aa_ptr(factored_view<std::int64_t, Mem>("aa_ptr", h.aa_ptr)),
         bb_ptr(factored_view<std::int64_t, Mem>("bb_ptr", h.bb_ptr)),
         be_ptr(factored_view<std::int64_t, Mem>("be_ptr", h.be_ptr)),
         ab_ptr(factored_view<std::int64_t, Mem>("ab_ptr", h.ab_ptr)),
+        mu_ptr(factored_view<std::int64_t, Mem>("mu_ptr", h.mu_ptr)),
+        mu_batch(factored_view<std::int64_t, Mem>("mu_batch", h.mu_batch)),
         a_lo(factored_view<std::int32_t, Mem>("a_lo", h.a_lo)),
         a_hi(factored_view<std::int32_t, Mem>("a_hi", h.a_hi)),
         q_position(factored_view<std::int32_t, Mem>("q_position", h.q_position)),
@@ -207,6 +232,11 @@ struct FactoredData {
         cls_ptr(factored_view<std::int32_t, Mem>("cls_ptr", h.cls_ptr)),
         cls_pair(factored_view<std::int32_t, Mem>("cls_pair", h.cls_pair)),
         table(factored_view<std::int32_t, Mem>("table", h.table)),
+        mu_ksteps(factored_view<std::int32_t, Mem>("mu_ksteps", h.mu_ksteps)),
+        mu_pair(factored_view<std::int32_t, Mem>("mu_pair", h.mu_pair)),
+        mu_pairs(factored_view<std::int32_t, Mem>("mu_pairs", h.mu_pairs)),
+        mu_lo(factored_view<std::int32_t, Mem>("mu_lo", h.mu_lo)),
+        mu_len(factored_view<std::int32_t, Mem>("mu_len", h.mu_len)),
         q_rank(factored_view<std::uint8_t, Mem>("q_rank", h.q_rank)),
         ab_class(factored_view<std::uint8_t, Mem>("ab_class", h.ab_class)),
         aa_val(factored_view<double, Mem>("aa_val", h.aa_val)),
@@ -447,6 +477,52 @@ struct FactoredScale {
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const { y(i) = beta == 0.0 ? 0.0 : beta * y(i); }
 };
 
+/// The end of a team's product for alpha string ia, once its alpha-beta terms are in ys (its row of the
+/// result in team scratch, positions lo_a.. of ia's beta range) and a barrier has passed: 1 (x) H_beta
+/// (x's row ia staged in `row`) and H_alpha (x) 1 (rows ja of x, coalesced) at this part's positions, then
+/// the row added into y (atomically where `accumulate`: parts > 1, y scaled by beta beforehand) or written
+/// as y = beta y + alpha row.
+template <class Member, class Mem, class X, class Y, class Scratch>
+KOKKOS_INLINE_FUNCTION void factored_same_spin_and_write(const Member& m, const FactoredData<Mem>& d, const X& x,
+                                                         const Y& y, const Scratch& ys, const Scratch& row,
+                                                         const std::int32_t ia, const int part, const int parts,
+                                                         const double alpha, const double beta, const bool accumulate) {
+  const int T = m.team_size(), t = m.team_rank();
+  const int lo_a = d.a_lo(ia), len_a = d.a_hi(ia) - lo_a;
+  for (int k = t; k < len_a; k += T) row(k) = x(d.index(ia, lo_a + k));
+  m.team_barrier();
+  const int own_lo = static_cast<int>(static_cast<std::int64_t>(len_a) * part / parts);
+  const int own_hi = static_cast<int>(static_cast<std::int64_t>(len_a) * (part + 1) / parts);
+  for (int k = own_lo + t; k < own_hi; k += T) {
+    const int q = lo_a + k;
+    double acc = 0.0;
+    const std::int64_t bb = d.bb_ptr(q >> 5);
+    const int count = d.bb_count(q);
+    for (int i = 0; i < count; ++i) {
+      const std::int64_t at = FactoredData<Mem>::sliced(bb, q, i);
+      const int idx = d.bb_col(at) - lo_a;
+      if (static_cast<unsigned>(idx) < static_cast<unsigned>(len_a)) acc += d.bb_val(at) * row(idx);
+    }
+    const int kb = d.q_rank(q), pos = d.q_position(q);
+    for (std::int64_t e = d.aa_ptr(ia); e < d.aa_ptr(ia + 1); ++e) {
+      const std::int32_t ja = d.aa_col(e);
+      if (static_cast<unsigned>(q - d.a_lo(ja)) < static_cast<unsigned>(d.a_hi(ja) - d.a_lo(ja))) {
+        acc += d.aa_val(e) * x(d.a_rowbase(static_cast<std::int64_t>(ja) * d.nkb + kb) + pos);
+      }
+    }
+    ys(k) += acc;
+  }
+  m.team_barrier();
+  for (int k = t; k < len_a; k += T) {
+    const std::int64_t out = d.index(ia, lo_a + k);
+    if (accumulate) {
+      Kokkos::atomic_add(&y(out), alpha * ys(k));
+    } else {
+      y(out) = beta == 0.0 ? alpha * ys(k) : beta * y(out) + alpha * ys(k);
+    }
+  }
+}
+
 /// GPUs: a team per alpha string ia (or per part of its work, `parts` teams an alpha string), its
 /// row of the result accumulated in team scratch. The alpha-beta sum is formed at the source: for a batch
 /// of B alpha replacements (ja_k, pq_k, s_k) of one class, a thread takes a source position q, holds
@@ -577,8 +653,8 @@ struct FactoredScatterKernel {
           // every pair of the class in steps of 4, the integrals a broadcast: their table entries
           // (target << 1 | negative, or -1) loaded first (from L2: four loads in flight), then the four
           // sums and scatters
-          const std::int32_t* tab = d.table.data() + static_cast<std::int64_t>(m0) * d.nb + q;
-          const std::int64_t stride = d.nb;
+          const std::int64_t stride = d.table_stride;
+          const std::int32_t* tab = d.table.data() + static_cast<std::int64_t>(m0) * stride + q;
           int ml = 0;
           for (; ml + 4 <= mc; ml += 4, tab += 4 * stride) {
             std::int32_t e[4];
@@ -598,41 +674,156 @@ struct FactoredScatterKernel {
       }
     }
     m.team_barrier();
+    factored_same_spin_and_write(m, d, x, y, ys, row, ia, part, parts, alpha, beta, accumulate);
+  }
+};
 
-    // 1 (x) H_beta (x's row ia in scratch) and H_alpha (x) 1 (rows ja of x, coalesced) at this part's
-    // positions
-    for (int k = t; k < len_a; k += T) row(k) = x(d.index(ia, lo_a + k));
-    m.team_barrier();
-    const int own_lo = static_cast<int>(static_cast<std::int64_t>(len_a) * part / parts);
-    const int own_hi = static_cast<int>(static_cast<std::int64_t>(len_a) * (part + 1) / parts);
-    for (int k = own_lo + t; k < own_hi; k += T) {
-      const int q = lo_a + k;
-      double acc = 0.0;
-      const std::int64_t bb = d.bb_ptr(q >> 5);
-      const int count = d.bb_count(q);
-      for (int i = 0; i < count; ++i) {
-        const std::int64_t at = FactoredData<Mem>::sliced(bb, q, i);
-        const int idx = d.bb_col(at) - lo_a;
-        if (static_cast<unsigned>(idx) < static_cast<unsigned>(len_a)) acc += d.bb_val(at) * row(idx);
-      }
-      const int kb = d.q_rank(q), pos = d.q_position(q);
-      for (std::int64_t e = d.aa_ptr(ia); e < d.aa_ptr(ia + 1); ++e) {
-        const std::int32_t ja = d.aa_col(e);
-        if (static_cast<unsigned>(q - d.a_lo(ja)) < static_cast<unsigned>(d.a_hi(ja) - d.a_lo(ja))) {
-          acc += d.aa_val(e) * x(d.a_rowbase(static_cast<std::int64_t>(ja) * d.nkb + kb) + pos);
+/// GPUs with tensor cores: the alpha-beta sum of FactoredScatterKernel as small matrix products. For alpha
+/// string ia and a unit of its replacements of one class (u: up to 8 batches of 4, (ja_k, pq_k, s_k)) and
+/// pairs rs of that class (up to 64), W(rs, q) = sum_k s_k (pq_k|rs) x(ja_k, q) is a product A B of the
+/// unit's integrals A (rs x k, staged once per unit in team scratch, laid out as the warps' fragments)
+/// and the rows of x B (k x q), formed by each warp 8 positions q at a time in 8x8x4 products
+/// (impl::warp_mma_8x8x4: the DMMA instruction), and each W(rs, q) is added to the target E_rs q of
+/// the table (-1: rs does not apply to q's string) in ia's row in team scratch. Pairs that do not apply
+/// cost a product's share instead of a walk's step: about three quarters of W are thrown away, and the
+/// products are still cheaper than the scatter kernel's fused multiply-adds. Then each thread adds H_alpha's
+/// and H_beta's terms of its positions, as there. With parts > 1, the teams of an alpha string share its
+/// units' tiles of positions and its positions, and add their rows into y atomically (y scaled by beta
+/// beforehand). On CPUs a team is one thread holding a warp's 32 lanes (impl::warp_lanes): the same tiles,
+/// the same fragments, the product formed lane by lane.
+template <class Exec, class X, class Y>
+struct FactoredMmaKernel {
+  using Mem = typename Exec::memory_space;
+  using Policy = Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<128, 4>>;
+  using Member = typename Policy::member_type;
+  template <class T>
+  using ScratchOf = Kokkos::View<T*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using Scratch = ScratchOf<double>;
+  static constexpr int Lanes = warp_lanes<Exec>;
+  static constexpr int KS = factored_mma_ksteps;
+  struct alignas(8) Two {  // two table entries, loaded at once
+    std::int32_t a, b;
+  };
+  FactoredData<Mem> d;
+  X x;
+  Y y;
+  double alpha, beta;
+  Kokkos::View<std::int32_t*, Mem> task_ia, task_part, task_parts;
+  bool accumulate = false;  // add into y (parts > 1) rather than write it
+  int level = 0;            // scratch level
+
+  static std::size_t scratch_bytes(const FactoredData<Mem>& d) {
+    return 2 * Scratch::shmem_size(static_cast<std::size_t>(d.max_range)) +
+           Scratch::shmem_size(static_cast<std::size_t>(d.max_unit_fragments) * 32) +
+           ScratchOf<std::int64_t>::shmem_size(3 * 4 * KS);
+  }
+
+  // W's fragment c of m-tile mt (this thread's lanes) added to the targets of its pairs and positions
+  KOKKOS_INLINE_FUNCTION void scatter(const Scratch& ys, const double (&c)[Lanes][2], int lane0, int mt, int pairs,
+                                      std::int64_t first_row, int q0, int lo_a, int len_a, bool alone) const {
+    CISPMV_FACTORED_UNROLL
+    for (int j = 0; j < Lanes; ++j) {
+      const int l = lane0 + j, row = 8 * mt + (l >> 2);
+      if (row >= pairs) continue;
+      // the entries of positions q0 + 2 (l % 4) and the one after it, in one 8-byte load (rows of the table
+      // are a multiple of 8 entries apart, q0 a multiple of 8)
+      const std::int64_t at = (first_row + row) * d.table_stride + q0 + 2 * (l & 3);
+      const Two two = *reinterpret_cast<const Two*>(d.table.data() + at);
+      const std::int32_t e[2] = {two.a, two.b};
+      CISPMV_FACTORED_UNROLL
+      for (int i = 0; i < 2; ++i) {
+        const int idx = (e[i] >> 1) - lo_a;  // ((-1 >> 1) - lo_a < 0)
+        if (e[i] >= 0 && static_cast<unsigned>(idx) < static_cast<unsigned>(len_a)) {
+          scratch_add(&ys(idx), e[i] & 1 ? -c[j][i] : c[j][i], level, alone);
         }
       }
-      ys(k) += acc;
     }
-    m.team_barrier();
-    for (int k = t; k < len_a; k += T) {
-      const std::int64_t out = d.index(ia, lo_a + k);
-      if (accumulate) {
-        Kokkos::atomic_add(&y(out), alpha * ys(k));
-      } else {
-        y(out) = beta == 0.0 ? alpha * ys(k) : beta * y(out) + alpha * ys(k);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
+    const int task = m.league_rank();
+    const std::int32_t ia = task_ia(task);
+    const int part = task_part(task), parts = task_parts(task);
+    const int T = m.team_size(), t = m.team_rank();
+    // warps of the team and this thread's lanes: on GPUs 32 threads a warp, on CPUs a thread a warp
+    const int warps = Lanes == 1 ? T / 32 : T, warp = Lanes == 1 ? t / 32 : t, lane0 = Lanes == 1 ? t % 32 : 0;
+    const int lo_a = d.a_lo(ia), len_a = d.a_hi(ia) - lo_a;
+    const Scratch ys(m.team_scratch(level), static_cast<std::size_t>(d.max_range));
+    const Scratch row(m.team_scratch(level), static_cast<std::size_t>(d.max_range));  // x's row ia
+    const Scratch as(m.team_scratch(level), static_cast<std::size_t>(d.max_unit_fragments) * 32);
+    const ScratchOf<std::int64_t> strings(m.team_scratch(level), 3 * 4 * KS);
+    for (int k = t; k < len_a; k += T) ys(k) = 0.0;
+
+    for (std::int64_t u = d.mu_ptr(ia); u < d.mu_ptr(ia + 1); ++u) {
+      const std::int64_t b0 = d.mu_batch(u);
+      const int ksteps = d.mu_ksteps(u), pairs = d.mu_pairs(u), mtiles = (pairs + 7) / 8;
+      const int cls = d.ab_class(b0);
+      const std::int64_t first_row = d.cls_ptr(cls) + d.mu_pair(u);  // the unit's first pair, in class order
+      const int qbase = d.mu_lo(u) & ~7;
+      const int tiles = (d.mu_lo(u) + d.mu_len(u) - qbase + 7) / 8;
+      m.team_barrier();  // (the previous unit's integrals are read)
+      // A(8 mt + l / 4, 4 ks + l % 4) of fragment (mt, ks) at as((mt * ksteps + ks) * 32 + l)
+      for (int i = t; i < mtiles * ksteps * 32; i += T) {
+        const int f = i >> 5, l = i & 31, mt = f / ksteps, ks = f - mt * ksteps, r = 8 * mt + (l >> 2);
+        const std::int64_t rep = (b0 + ks) * 4 + (l & 3);
+        const double sign = d.ab_sign(rep);
+        as(i) = r < pairs && sign != 0.0
+                    ? sign * d.weight(ia, d.ab_pair(rep), d.cls_pair(static_cast<std::int64_t>(first_row) + r))
+                    : 0.0;
+      }
+      // the unit's strings: range of q and where their rows start (padding: an empty range)
+      for (int k = t; k < 4 * ksteps; k += T) {
+        const std::int32_t ja = d.ab_ja(b0 * 4 + k);
+        strings(k) = ja < 0 ? 0 : d.a_lo(ja);
+        strings(4 * KS + k) = ja < 0 ? 0 : d.a_hi(ja) - d.a_lo(ja);
+        strings(8 * KS + k) = ja < 0 ? 0 : static_cast<std::int64_t>(ja) * d.nkb;
+      }
+      m.team_barrier();
+      for (int tile = part * warps + warp; tile < tiles; tile += parts * warps) {
+        const int q0 = qbase + 8 * tile;
+        // B(4 ks + l % 4, l / 4) = x(ja_{4 ks + l % 4}, q0 + l / 4), 0 where the string does not pair with q
+        double b[KS][Lanes];
+        CISPMV_FACTORED_UNROLL
+        for (int j = 0; j < Lanes; ++j) {
+          const int l = lane0 + j, q = q0 + (l >> 2);
+          const bool on = q < d.nb;
+          const int kb = on ? d.q_rank(q) : 0, pos = on ? d.q_position(q) : 0;
+          CISPMV_FACTORED_UNROLL
+          for (int ks = 0; ks < KS; ++ks) {
+            const int s = 4 * ks + (l & 3);
+            const bool in = ks < ksteps && static_cast<std::uint64_t>(q - strings(s)) <
+                                               static_cast<std::uint64_t>(strings(4 * KS + s));
+            b[ks][j] = in ? x(d.a_rowbase(strings(8 * KS + s) + kb) + pos) : 0.0;
+          }
+        }
+        // two m-tiles at a time (two independent chains of products), each scattered when complete
+        for (int mt = 0; mt < mtiles; mt += 2) {
+          const bool second = mt + 1 < mtiles;
+          double c0[Lanes][2], c1[Lanes][2];
+          CISPMV_FACTORED_UNROLL
+          for (int j = 0; j < Lanes; ++j) c0[j][0] = c0[j][1] = c1[j][0] = c1[j][1] = 0.0;
+          warp_sync();
+          CISPMV_FACTORED_UNROLL
+          for (int ks = 0; ks < KS; ++ks) {
+            if (ks < ksteps) {
+              double a0[Lanes], a1[Lanes], bk[Lanes];
+              CISPMV_FACTORED_UNROLL
+              for (int j = 0; j < Lanes; ++j) {
+                a0[j] = as((mt * ksteps + ks) * 32 + lane0 + j);
+                a1[j] = second ? as(((mt + 1) * ksteps + ks) * 32 + lane0 + j) : 0.0;
+                bk[j] = b[ks][j];
+              }
+              warp_mma_8x8x4(a0, bk, c0);
+              if (second) warp_mma_8x8x4(a1, bk, c1);
+            }
+          }
+          scatter(ys, c0, lane0, mt, pairs, first_row, q0, lo_a, len_a, T == 1);
+          if (second) scatter(ys, c1, lane0, mt + 1, pairs, first_row, q0, lo_a, len_a, T == 1);
+        }
       }
     }
+    m.team_barrier();
+    factored_same_spin_and_write(m, d, x, y, ys, row, ia, part, parts, alpha, beta, accumulate);
   }
 };
 
@@ -659,7 +850,8 @@ class FactoredHamiltonian {
     // lists' walk at batch 8 (our 2 cores, session 27: frozen core 51.7 ms against the rows kernel's 157, csell
     // 41.5, Kokkos Kernels 62.4)
     const bool gpu = cispmv::impl::is_gpu_space_v<Exec>;
-    kernel_ = options.kernel != K::automatic ? options.kernel : K::scatter;
+    kernel_ = options.kernel != K::automatic ? options.kernel : impl::has_fp64_mma<Exec>() ? K::mma : K::scatter;
+    const bool mma = kernel_ == K::mma;
     teams_ = kernel_ == K::teams;
     lists_ =
         options.scatter_lists || (options.kernel == K::automatic && !gpu && (options.batch == 0 || options.batch == 8));
@@ -669,10 +861,15 @@ class FactoredHamiltonian {
                                                                   : impl::factored_batch;
     const bool batch_ok = kernel_ == K::teams     ? batch == 2 || batch == 4
                           : kernel_ == K::scatter ? batch == 8 || batch == 16
+                          : mma                   ? batch == 4
                                                   : batch == 2 || batch == 4 || batch == 8 || batch == 16;
     if (options.batch < 0 || !batch_ok) {
       throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: batch " + std::to_string(options.batch) +
-                                  " (0; teams 2 or 4, scatter 8 or 16, rows 2, 4, 8 or 16)");
+                                  " (0; teams 2 or 4, scatter 8 or 16, mma 4, rows 2, 4, 8 or 16)");
+    }
+    if (mma && gpu && options.team_size % 32 != 0) {
+      throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: team size " + std::to_string(options.team_size) +
+                                  " (the mma kernel's teams on a GPU are whole warps: 0, 32, 64, 96 or 128)");
     }
     if (lists_ && (kernel_ != K::scatter || batch != 8)) {
       throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: scatter_lists needs the scatter kernel at batch 8");
@@ -682,24 +879,34 @@ class FactoredHamiltonian {
                                   " (0 or 1..256) or parts " + std::to_string(options.parts) + " (0 or more)");
     }
     const impl::FactoredHost h =
-        impl::factor_hamiltonian(integrals, space, options, batch, kernel_ == K::scatter && !lists_);
+        impl::factor_hamiltonian(integrals, space, options, batch, (kernel_ == K::scatter && !lists_) || mma, mma);
     rows_ = h.rows;
     terms_ = h.alpha_beta_terms;
     symmetry_ = h.symmetry;
     bytes_ = vector_bytes(h);
     d_ = impl::FactoredData<memory_space>(h);
-    if (kernel_ == K::scatter) {
+    if (kernel_ == K::scatter || mma) {
       // parts per alpha string: 4 where its beta range is long, else 1 (s27-g2, H200, batch 16: the
       // all-electron H2O/6-31G, ranges of 1,287, 1.93 ms with 4 parts against 2.21 with 1; the frozen core,
       // 495, 0.273 against 0.298; its A1 (ranges of ~124) 0.105 with 1 part, 4 parts at batch 8 0.140)
+      // mma: teams of 4 warps, 4 teams per alpha string where there are fewer than 512 alpha strings
+      // (prediction, session 28: the frozen core's 495 alpha strings would leave a GPU's warp slots empty),
+      // else 1; the teams of an alpha string share its tiles of positions
       team_size_ = options.team_size > 0 ? options.team_size : cispmv::impl::is_gpu_space_v<Exec> ? 128 : 1;
+      if (mma && gpu && team_size_ > 128) {
+        throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: team size " + std::to_string(team_size_) +
+                                    " (the mma kernel's teams: at most 128 threads)");
+      }
       const double mean_range = static_cast<double>(h.rows) / std::max(1, h.na);
-      const int parts = options.parts > 0 ? options.parts : gpu && mean_range >= 256 ? 4 : 1;
+      const int parts = options.parts > 0          ? options.parts
+                        : mma                      ? (gpu && h.na < 512 ? 4 : 1)
+                        : gpu && mean_range >= 256 ? 4
+                                                   : 1;
       std::vector<std::int32_t> ia, part, count;
       for (int a = 0; a < h.na; ++a) {
         const auto batches =
             static_cast<int>(h.ab_ptr[static_cast<std::size_t>(a) + 1] - h.ab_ptr[static_cast<std::size_t>(a)]);
-        const int p = std::max(1, std::min(parts, batches));
+        const int p = mma ? parts : std::max(1, std::min(parts, batches));
         for (int k = 0; k < p; ++k) {
           ia.push_back(a);
           part.push_back(k);
@@ -776,7 +983,11 @@ class FactoredHamiltonian {
                                   " entries and y " + std::to_string(y.extent(0)) + ", the space " +
                                   std::to_string(rows_) + " determinants");
     }
-    if (kernel_ == FactoredOptions::Kernel::scatter) {
+    if (kernel_ == FactoredOptions::Kernel::mma) {
+      if (slots_ > 1) scale(beta, y);
+      launch_teams(impl::FactoredMmaKernel<Exec, XView, YView>{d_, x, y, alpha, beta, task_ia_, task_first_, task_end_,
+                                                               slots_ > 1, 0});
+    } else if (kernel_ == FactoredOptions::Kernel::scatter) {
       if (slots_ > 1) scale(beta, y);
       if (d_.batch == 16) {
         launch_teams(impl::FactoredScatterKernel<Exec, XView, YView, 16, false>{d_, x, y, alpha, beta, task_ia_,
@@ -824,7 +1035,8 @@ class FactoredHamiltonian {
     return b(h.a_string) + b(h.a_rowbase) + b(h.a_lo) + b(h.a_hi) + b(h.q_rank) + b(h.q_position) + b(h.aa_ptr) +
            b(h.aa_col) + b(h.aa_val) + b(h.bb_ptr) + b(h.bb_count) + b(h.bb_col) + b(h.bb_val) + b(h.be_ptr) +
            b(h.be_count) + b(h.be_data) + b(h.ab_ptr) + b(h.ab_class) + b(h.ab_ja) + b(h.ab_pair) + b(h.ab_sign) +
-           b(h.ab_lo) + b(h.ab_len) + b(h.eri) + b(h.cls_ptr) + b(h.cls_pair) + b(h.table);
+           b(h.ab_lo) + b(h.ab_len) + b(h.eri) + b(h.cls_ptr) + b(h.cls_pair) + b(h.table) + b(h.mu_ptr) +
+           b(h.mu_batch) + b(h.mu_ksteps) + b(h.mu_pair) + b(h.mu_pairs) + b(h.mu_lo) + b(h.mu_len);
   }
 
   Exec exec_;

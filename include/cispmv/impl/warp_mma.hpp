@@ -1,0 +1,135 @@
+#pragma once
+/// \file impl/warp_mma.hpp
+/// A warp's 8x8x4 product in double, D += A B, as the tensor cores of NVIDIA GPUs from compute
+/// capability 8.0 form it (PTX `mma.sync.aligned.m8n8k4.row.col.f64`), with the fragments of PTX:
+/// lane l of the warp holds
+///   A(l / 4, l % 4)      (A: 8 x 4),
+///   B(l % 4, l / 4)      (B: 4 x 8),
+///   D(l / 4, 2 (l % 4) + i), i = 0, 1   (D: 8 x 8).
+/// A kernel is written once for `Lanes` lanes a thread: 1 on GPUs (a warp's lanes are its threads; the
+/// product is the DMMA instruction, or on older GPUs the same sums through warp shuffles), 32 on CPUs
+/// (one thread holds a whole warp's fragments, and the product is formed here, the same sums in the
+/// same layout), so that the CPU backends run and test the tiling and the fragment indexing of a GPU
+/// kernel.
+
+#include <Kokkos_Core.hpp>
+
+#include "cispmv/impl/backend.hpp"
+
+#include <type_traits>
+
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+#endif
+
+namespace cispmv::impl {
+
+/// Lanes of a warp that one thread of Exec holds (see the file's comment).
+template <class Exec>
+inline constexpr int warp_lanes = is_gpu_space_v<Exec> ? 1 : 32;
+
+/// The lane of the calling thread in its warp (0 on CPUs, where a thread holds every lane).
+KOKKOS_FORCEINLINE_FUNCTION int lane_in_warp() {
+#if defined(__CUDA_ARCH__)
+  unsigned lane;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+  return static_cast<int>(lane);
+#else
+  return 0;
+#endif
+}
+
+/// Reconverges the threads of a warp (on CUDA; nothing elsewhere): before warp_mma_8x8x4 where the warp's
+/// lanes have taken different branches since their last product.
+KOKKOS_FORCEINLINE_FUNCTION void warp_sync() {
+#if defined(__CUDA_ARCH__)
+  __syncwarp();
+#endif
+}
+
+/// D += A B on the fragments of `Lanes` lanes (see the file's comment). On a GPU every lane of the warp
+/// must call it together (Lanes = 1); on a CPU one thread calls it with all 32.
+template <int Lanes>
+KOKKOS_FORCEINLINE_FUNCTION void warp_mma_8x8x4(const double (&a)[Lanes], const double (&b)[Lanes],
+                                                double (&d)[Lanes][2]) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (Lanes == 1) {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};"
+                 : "+d"(d[0][0]), "+d"(d[0][1])
+                 : "d"(a[0]), "d"(b[0]));
+#else
+    // the same sums from the other lanes' values: A(r, k) is lane 4 r + k's, B(k, n) lane 4 n + k's
+    const int l = lane_in_warp(), r = l >> 2, n0 = 2 * (l & 3);
+    for (int k = 0; k < 4; ++k) {
+      const double ark = __shfl_sync(0xffffffffu, a[0], 4 * r + k);
+      const double b0 = __shfl_sync(0xffffffffu, b[0], 4 * n0 + k);
+      const double b1 = __shfl_sync(0xffffffffu, b[0], 4 * (n0 + 1) + k);
+      d[0][0] += ark * b0;
+      d[0][1] += ark * b1;
+    }
+#endif
+  } else {
+    Kokkos::abort("cispmv::impl::warp_mma_8x8x4: a GPU thread holds one lane");
+  }
+#else
+  if constexpr (Lanes == 32) {
+    for (int l = 0; l < 32; ++l) {
+      const int r = l >> 2;
+      for (int i = 0; i < 2; ++i) {
+        const int n = 2 * (l & 3) + i;
+        double s = d[l][i];
+        for (int k = 0; k < 4; ++k) s += a[4 * r + k] * b[4 * n + k];
+        d[l][i] = s;
+      }
+    }
+  } else {
+    Kokkos::abort("cispmv::impl::warp_mma_8x8x4: a CPU thread holds the whole warp");
+  }
+#endif
+}
+
+/// *p += v for a double in team scratch of `level` (0: shared memory on CUDA; 1: global memory), where
+/// other threads of the team may add to it at the same time (on CUDA's level 0 a reduction in shared
+/// memory, without the generic pointer's test of its address space); `alone`: no other thread adds
+/// there (a team of one thread), a plain add.
+KOKKOS_FORCEINLINE_FUNCTION void scratch_add(double* p, double v, int level, bool alone) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 600
+  (void)alone;
+  if (level == 0) {
+    const auto at = static_cast<unsigned>(__cvta_generic_to_shared(p));
+    asm volatile("red.shared.add.f64 [%0], %1;" ::"r"(at), "d"(v) : "memory");
+  } else {
+    atomicAdd(p, v);
+  }
+#else  // CPUs, and GPUs without a double add of their own
+  (void)level;
+  if (alone) {
+    *p += v;
+  } else {
+    Kokkos::atomic_add(p, v);
+  }
+#endif
+}
+
+/// Whether Exec's device forms warp_mma_8x8x4 on its tensor cores (CUDA, compute capability 8.0 or
+/// later); false on CPUs.
+template <class Exec>
+bool has_fp64_mma() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
+    int device = 0, major = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
+      throw std::runtime_error("cispmv: cannot read the CUDA device's compute capability");
+    }
+    return major >= 8;
+  }
+#endif
+  return false;
+}
+
+}  // namespace cispmv::impl
