@@ -616,11 +616,36 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
   EXPECT_THROW(F.apply(1.0, x, 0.0, y), std::invalid_argument);
 }
 
+namespace {
+// out = c + a b by impl::warp_mma_8x8x4, each lane's fragments read and written where PTX's layout puts them
+// (a warp of 32 threads on GPUs, one thread holding the 32 lanes on CPUs)
+template <class A, class B, class C>
+void warp_mma_of(const A& a, const B& b, const C& c, const C& out) {
+  constexpr int Lanes = cispmv::impl::warp_lanes<TEST_EXECSPACE>;
+  using Policy = Kokkos::TeamPolicy<TEST_EXECSPACE>;
+  Kokkos::parallel_for(
+      "warp_mma", Policy(1, Lanes == 1 ? 32 : 1), KOKKOS_LAMBDA(const typename Policy::member_type& m) {
+        double fa[Lanes], fb[Lanes], fd[Lanes][2];
+        const int lane0 = Lanes == 1 ? m.team_rank() : 0;
+        for (int j = 0; j < Lanes; ++j) {
+          const int l = lane0 + j;
+          fa[j] = a(l / 4, l % 4);
+          fb[j] = b(l % 4, l / 4);
+          for (int i = 0; i < 2; ++i) fd[j][i] = c(l / 4, 2 * (l % 4) + i);
+        }
+        cispmv::impl::warp_mma_8x8x4(fa, fb, fd);
+        for (int j = 0; j < Lanes; ++j) {
+          const int l = lane0 + j;
+          for (int i = 0; i < 2; ++i) out(l / 4, 2 * (l % 4) + i) = fd[j][i];
+        }
+      });
+}
+}  // namespace
+
 // A warp's 8x8x4 product in the fragments of PTX (on a GPU of compute capability 8.0 or later the DMMA
 // instruction, before it the same sums through shuffles; on CPUs one thread forming the warp's product):
 // D = C + A B entry by entry, every lane's two entries written where the layout says.
 TEST(TEST_CATEGORY, WarpMmaIsTheProductInPtxFragments) {
-  constexpr int Lanes = cispmv::impl::warp_lanes<TEST_EXECSPACE>;
   Kokkos::View<double[8][4], Kokkos::HostSpace> ha("a");
   Kokkos::View<double[4][8], Kokkos::HostSpace> hb("b");
   Kokkos::View<double[8][8], Kokkos::HostSpace> hc("c");
@@ -639,23 +664,7 @@ TEST(TEST_CATEGORY, WarpMmaIsTheProductInPtxFragments) {
   Kokkos::deep_copy(b, hb);
   Kokkos::deep_copy(c, hc);
   Kokkos::deep_copy(out, std::numeric_limits<double>::quiet_NaN());
-  using Policy = Kokkos::TeamPolicy<TEST_EXECSPACE>;
-  Kokkos::parallel_for(
-      "warp_mma", Policy(1, Lanes == 1 ? 32 : 1), KOKKOS_LAMBDA(const typename Policy::member_type& m) {
-        double fa[Lanes], fb[Lanes], fd[Lanes][2];
-        const int lane0 = Lanes == 1 ? m.team_rank() : 0;
-        for (int j = 0; j < Lanes; ++j) {
-          const int l = lane0 + j;
-          fa[j] = a(l / 4, l % 4);
-          fb[j] = b(l % 4, l / 4);
-          for (int i = 0; i < 2; ++i) fd[j][i] = c(l / 4, 2 * (l % 4) + i);
-        }
-        cispmv::impl::warp_mma_8x8x4(fa, fb, fd);
-        for (int j = 0; j < Lanes; ++j) {
-          const int l = lane0 + j;
-          for (int i = 0; i < 2; ++i) out(l / 4, 2 * (l % 4) + i) = fd[j][i];
-        }
-      });
+  warp_mma_of(a, b, c, out);
   const auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
   for (int r = 0; r < 8; ++r) {
     for (int n = 0; n < 8; ++n) {
