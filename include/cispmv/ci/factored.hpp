@@ -83,6 +83,10 @@ struct FactoredOptions {
   /// integrals a gather of the pair's row) rather than every pair of the class (the table; a broadcast).
   /// What `automatic` takes on CPUs.
   bool scatter_lists = false;
+  /// `mma`: H_alpha (x) 1 as products too (units of up to 32 entries of the alpha string's row of H_alpha: the
+  /// first row of A their values, B the rows of x of their strings, each W(0, q) added at q), rather than
+  /// each thread's walk over the row at its own positions (its loads one after another).
+  bool mma_same_spin = true;
   /// Alpha replacements per batch: `teams` stages 2 or 4 rows of x at a time (0: 4; the all-electron
   /// H2O/6-31G's 4 rows, 44 KB, exceed Kokkos 3.4's 40 KB of level-0 scratch on CUDA and run from level 1),
   /// `scatter` holds 8 or 16 values of x per thread (0: 16 on GPUs, 8 on CPUs and for the lists' walk), `rows`
@@ -166,7 +170,9 @@ struct FactoredHost {
   // the mma kernel's units (alpha replacements in batches of 4, one k-step each): per alpha string
   // (mu_ptr), a run of at most factored_mma_ksteps batches of one class (first batch mu_batch, mu_ksteps of
   // them) against at most 8 x factored_mma_mtiles pairs of that class (mu_pair: the first, as an offset in
-  // the class; mu_pairs of them), over the union of the strings' ranges of q (mu_lo, mu_len)
+  // the class; mu_pairs of them), over the union of the strings' ranges of q (mu_lo, mu_len); and where
+  // H_alpha (x) 1 is formed by products too, units of the string's row of H_alpha (mu_pair -1): mu_pairs
+  // entries from aa index mu_batch, in mu_ksteps k-steps, over the string's own range (its targets)
   std::vector<std::int64_t> mu_ptr, mu_batch;
   std::vector<std::int32_t> mu_ksteps, mu_pair, mu_pairs, mu_lo, mu_len;
   int max_unit_fragments = 0;        ///< largest m-tiles x k-steps of a unit
@@ -175,10 +181,11 @@ struct FactoredHost {
 
 /// `table`: build FactoredHost::table (the scatter kernel's walk over every pair of a class; pairs x beta
 /// strings x 4 bytes), which no other kernel reads.
-/// `units`: build the mma kernel's units (FactoredHost::mu_*; batch must be 4).
+/// `units`: build the mma kernel's units (FactoredHost::mu_*; batch must be 4), with H_alpha's rows among
+/// them where `same_spin_units`.
 FactoredHost factor_hamiltonian(const ci::FciDump& integrals, const ci::DeterminantSpace& space,
                                 const ci::FactoredOptions& options, int batch = factored_batch, bool table = false,
-                                bool units = false);
+                                bool units = false, bool same_spin_units = false);
 
 template <class T, class Mem>
 Kokkos::View<T*, Mem> factored_view(const char* label, const std::vector<T>& v) {
@@ -479,14 +486,16 @@ struct FactoredScale {
 
 /// The end of a team's product for alpha string ia, once its alpha-beta terms are in ys (its row of the
 /// result in team scratch, positions lo_a.. of ia's beta range) and a barrier has passed: 1 (x) H_beta
-/// (x's row ia staged in `row`) and H_alpha (x) 1 (rows ja of x, coalesced) at this part's positions, then
-/// the row added into y (atomically where `accumulate`: parts > 1, y scaled by beta beforehand) or written
-/// as y = beta y + alpha row.
+/// (x's row ia staged in `row`; each thread's list entries read four at a time) and, `with_alpha`,
+/// H_alpha (x) 1 (rows ja of x, coalesced) at this part's positions, then the row added into y
+/// (atomically where `accumulate`: parts > 1, y scaled by beta beforehand) or written as
+/// y = beta y + alpha row.
 template <class Member, class Mem, class X, class Y, class Scratch>
 KOKKOS_INLINE_FUNCTION void factored_same_spin_and_write(const Member& m, const FactoredData<Mem>& d, const X& x,
                                                          const Y& y, const Scratch& ys, const Scratch& row,
                                                          const std::int32_t ia, const int part, const int parts,
-                                                         const double alpha, const double beta, const bool accumulate) {
+                                                         const double alpha, const double beta, const bool accumulate,
+                                                         const bool with_alpha = true) {
   const int T = m.team_size(), t = m.team_rank();
   const int lo_a = d.a_lo(ia), len_a = d.a_hi(ia) - lo_a;
   for (int k = t; k < len_a; k += T) row(k) = x(d.index(ia, lo_a + k));
@@ -498,13 +507,28 @@ KOKKOS_INLINE_FUNCTION void factored_same_spin_and_write(const Member& m, const 
     double acc = 0.0;
     const std::int64_t bb = d.bb_ptr(q >> 5);
     const int count = d.bb_count(q);
-    for (int i = 0; i < count; ++i) {
+    int i = 0;
+    for (; i + 4 <= count; i += 4) {  // four entries' loads in flight, then their gathers
+      int idx[4];
+      double v[4];
+      CISPMV_FACTORED_UNROLL
+      for (int u = 0; u < 4; ++u) {
+        const std::int64_t at = FactoredData<Mem>::sliced(bb, q, i + u);
+        idx[u] = d.bb_col(at) - lo_a;
+        v[u] = d.bb_val(at);
+      }
+      CISPMV_FACTORED_UNROLL
+      for (int u = 0; u < 4; ++u) {
+        if (static_cast<unsigned>(idx[u]) < static_cast<unsigned>(len_a)) acc += v[u] * row(idx[u]);
+      }
+    }
+    for (; i < count; ++i) {
       const std::int64_t at = FactoredData<Mem>::sliced(bb, q, i);
       const int idx = d.bb_col(at) - lo_a;
       if (static_cast<unsigned>(idx) < static_cast<unsigned>(len_a)) acc += d.bb_val(at) * row(idx);
     }
     const int kb = d.q_rank(q), pos = d.q_position(q);
-    for (std::int64_t e = d.aa_ptr(ia); e < d.aa_ptr(ia + 1); ++e) {
+    for (std::int64_t e = with_alpha ? d.aa_ptr(ia) : d.aa_ptr(ia + 1); e < d.aa_ptr(ia + 1); ++e) {
       const std::int32_t ja = d.aa_col(e);
       if (static_cast<unsigned>(q - d.a_lo(ja)) < static_cast<unsigned>(d.a_hi(ja) - d.a_lo(ja))) {
         acc += d.aa_val(e) * x(d.a_rowbase(static_cast<std::int64_t>(ja) * d.nkb + kb) + pos);
@@ -711,6 +735,7 @@ struct FactoredMmaKernel {
   Kokkos::View<std::int32_t*, Mem> task_ia, task_part, task_parts;
   bool accumulate = false;  // add into y (parts > 1) rather than write it
   int level = 0;            // scratch level
+  bool same_spin = false;   // H_alpha (x) 1 among the units (FactoredOptions::mma_same_spin)
 
   static std::size_t scratch_bytes(const FactoredData<Mem>& d) {
     return 2 * Scratch::shmem_size(static_cast<std::size_t>(d.max_range)) +
@@ -740,6 +765,21 @@ struct FactoredMmaKernel {
     }
   }
 
+  // the first row of W's fragment c (an H_alpha unit's) added at its positions: W(0, q) to y(ia, q)
+  KOKKOS_INLINE_FUNCTION void scatter_same(const Scratch& ys, const double (&c)[Lanes][2], int lane0, int q0, int lo_a,
+                                           int len_a, bool alone) const {
+    CISPMV_FACTORED_UNROLL
+    for (int j = 0; j < Lanes; ++j) {
+      const int l = lane0 + j;
+      if (l >= 4) continue;
+      CISPMV_FACTORED_UNROLL
+      for (int i = 0; i < 2; ++i) {
+        const int idx = q0 + 2 * l + i - lo_a;
+        if (static_cast<unsigned>(idx) < static_cast<unsigned>(len_a)) scratch_add(&ys(idx), c[j][i], level, alone);
+      }
+    }
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
     const int task = m.league_rank();
     const std::int32_t ia = task_ia(task);
@@ -756,8 +796,11 @@ struct FactoredMmaKernel {
 
     for (std::int64_t u = d.mu_ptr(ia); u < d.mu_ptr(ia + 1); ++u) {
       const std::int64_t b0 = d.mu_batch(u);
-      const int ksteps = d.mu_ksteps(u), pairs = d.mu_pairs(u), mtiles = (pairs + 7) / 8;
-      const int cls = d.ab_class(b0);
+      const int ksteps = d.mu_ksteps(u), pairs = d.mu_pairs(u);
+      // a unit of H_alpha's row (same): A's first row its entries' values, W(0, q) added at q
+      const bool same = d.mu_pair(u) < 0;
+      const int mtiles = same ? 1 : (pairs + 7) / 8;
+      const int cls = same ? 0 : d.ab_class(b0);
       const std::int64_t first_row = d.cls_ptr(cls) + d.mu_pair(u);  // the unit's first pair, in class order
       const int qbase = d.mu_lo(u) & ~7;
       const int tiles = (d.mu_lo(u) + d.mu_len(u) - qbase + 7) / 8;
@@ -765,6 +808,11 @@ struct FactoredMmaKernel {
       // A(8 mt + l / 4, 4 ks + l % 4) of fragment (mt, ks) at as((mt * ksteps + ks) * 32 + l)
       for (int i = t; i < mtiles * ksteps * 32; i += T) {
         const int f = i >> 5, l = i & 31, mt = f / ksteps, ks = f - mt * ksteps, r = 8 * mt + (l >> 2);
+        if (same) {
+          const int k = 4 * ks + (l & 3);
+          as(i) = r == 0 && k < pairs ? d.aa_val(b0 + k) : 0.0;
+          continue;
+        }
         const std::int64_t rep = (b0 + ks) * 4 + (l & 3);
         const double sign = d.ab_sign(rep);
         as(i) = r < pairs && sign != 0.0
@@ -773,7 +821,7 @@ struct FactoredMmaKernel {
       }
       // the unit's strings: range of q and where their rows start (padding: an empty range)
       for (int k = t; k < 4 * ksteps; k += T) {
-        const std::int32_t ja = d.ab_ja(b0 * 4 + k);
+        const std::int32_t ja = same ? (k < pairs ? d.aa_col(b0 + k) : -1) : d.ab_ja(b0 * 4 + k);
         strings(k) = ja < 0 ? 0 : d.a_lo(ja);
         strings(4 * KS + k) = ja < 0 ? 0 : d.a_hi(ja) - d.a_lo(ja);
         strings(8 * KS + k) = ja < 0 ? 0 : static_cast<std::int64_t>(ja) * d.nkb;
@@ -817,13 +865,17 @@ struct FactoredMmaKernel {
               if (second) warp_mma_8x8x4(a1, bk, c1);
             }
           }
-          scatter(ys, c0, lane0, mt, pairs, first_row, q0, lo_a, len_a, T == 1);
-          if (second) scatter(ys, c1, lane0, mt + 1, pairs, first_row, q0, lo_a, len_a, T == 1);
+          if (same) {
+            scatter_same(ys, c0, lane0, q0, lo_a, len_a, T == 1);
+          } else {
+            scatter(ys, c0, lane0, mt, pairs, first_row, q0, lo_a, len_a, T == 1);
+            if (second) scatter(ys, c1, lane0, mt + 1, pairs, first_row, q0, lo_a, len_a, T == 1);
+          }
         }
       }
     }
     m.team_barrier();
-    factored_same_spin_and_write(m, d, x, y, ys, row, ia, part, parts, alpha, beta, accumulate);
+    factored_same_spin_and_write(m, d, x, y, ys, row, ia, part, parts, alpha, beta, accumulate, !same_spin);
   }
 };
 
@@ -878,8 +930,9 @@ class FactoredHamiltonian {
       throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: team size " + std::to_string(options.team_size) +
                                   " (0 or 1..256) or parts " + std::to_string(options.parts) + " (0 or more)");
     }
-    const impl::FactoredHost h =
-        impl::factor_hamiltonian(integrals, space, options, batch, (kernel_ == K::scatter && !lists_) || mma, mma);
+    same_spin_units_ = mma && options.mma_same_spin;
+    const impl::FactoredHost h = impl::factor_hamiltonian(
+        integrals, space, options, batch, (kernel_ == K::scatter && !lists_) || mma, mma, same_spin_units_);
     rows_ = h.rows;
     terms_ = h.alpha_beta_terms;
     symmetry_ = h.symmetry;
@@ -968,6 +1021,8 @@ class FactoredHamiltonian {
   /// The kernel products run (never `automatic`), and whether `scatter` walks the replacement lists.
   FactoredOptions::Kernel kernel() const { return kernel_; }
   bool scatter_lists() const { return lists_; }
+  /// Whether the mma kernel forms H_alpha (x) 1 by products (FactoredOptions::mma_same_spin).
+  bool mma_same_spin() const { return same_spin_units_; }
   /// Whether products run the `teams` kernel, the team size of the team kernels, and beta strings per
   /// thread (`teams`) or the most teams an alpha string takes (`scatter`).
   bool team_kernel() const { return teams_; }
@@ -986,7 +1041,7 @@ class FactoredHamiltonian {
     if (kernel_ == FactoredOptions::Kernel::mma) {
       if (slots_ > 1) scale(beta, y);
       launch_teams(impl::FactoredMmaKernel<Exec, XView, YView>{d_, x, y, alpha, beta, task_ia_, task_first_, task_end_,
-                                                               slots_ > 1, 0});
+                                                               slots_ > 1, 0, same_spin_units_});
     } else if (kernel_ == FactoredOptions::Kernel::scatter) {
       if (slots_ > 1) scale(beta, y);
       if (d_.batch == 16) {
@@ -1048,6 +1103,7 @@ class FactoredHamiltonian {
   FactoredOptions::Kernel kernel_ = FactoredOptions::Kernel::rows;
   bool teams_ = false;
   bool lists_ = false;
+  bool same_spin_units_ = false;
   int team_size_ = 1;
   int slots_ = 1;
   int na_ = 0;
