@@ -464,14 +464,13 @@ class Suite {
       FK kernel;
       int team, slots, batch;  // slots: teams' beta strings per thread, scatter's parts
       bool lists = false;      // scatter: the replacement lists' walk
-      bool walk = false;       // mma: H_alpha (x) 1 by each thread's walk, not by products
     };
     std::vector<Shape> shapes{{FK::automatic, 0, 0, 0}};
     if (!impl::is_gpu_space_v<Exec>) {  // CPUs: the rows kernel, and the scatter kernel's table walk
       shapes.insert(shapes.end(), {{FK::rows, 0, 0, 0}, {FK::scatter, 0, 1, 8}, {FK::scatter, 0, 1, 16}});
     }
     if (impl::is_gpu_space_v<Exec>) {
-      shapes.insert(shapes.end(), {{FK::mma, 0, 0, 0, false, true},
+      shapes.insert(shapes.end(), {{FK::mma, 0, 0, 0},
                                    {FK::mma, 0, 1, 0},
                                    {FK::mma, 0, 2, 0},
                                    {FK::mma, 0, 4, 0},
@@ -499,8 +498,7 @@ class Suite {
           (shape.slots == 0                                         ? std::string()
            : shape.kernel == FK::scatter || shape.kernel == FK::mma ? "/parts:" + std::to_string(shape.slots)
                                                                     : "/slots:" + std::to_string(shape.slots)) +
-          (shape.batch == 0 ? std::string() : "/batch:" + std::to_string(shape.batch)) + (shape.lists ? "/lists" : "") +
-          (shape.walk ? "/walk" : "");
+          (shape.batch == 0 ? std::string() : "/batch:" + std::to_string(shape.batch)) + (shape.lists ? "/lists" : "");
       add(label, [this, dump, space, shape] {
         Kokkos::Timer t;
         ci::FactoredOptions options;
@@ -510,7 +508,6 @@ class Suite {
         options.parts = shape.kernel == FK::scatter || shape.kernel == FK::mma ? shape.slots : 0;
         options.batch = shape.batch;
         options.scatter_lists = shape.lists;
-        options.mma_same_spin = !shape.walk;
         auto F = std::make_shared<ci::FactoredHamiltonian<Exec>>(Exec(), *dump, *space, options);
         const FK k = F->kernel();
         std::cerr << "spmv_bench: ci-factored built in " << t.seconds() << " s: " << F->bytes() * 1e-6 << " MB, "
@@ -520,9 +517,9 @@ class Suite {
                       : k == FK::scatter ? "scatter"
                       : k == FK::teams   ? "teams"
                                          : "rows")
-                  << (F->scatter_lists() ? " lists" : "") << (F->mma_same_spin() ? " same-spin products" : "")
-                  << " (team " << F->team_size() << ", " << (k == FK::scatter || k == FK::mma ? "parts " : "slots ")
-                  << F->slots() << ", batch " << F->batch() << ")\n";
+                  << (F->scatter_lists() ? " lists" : "") << " (team " << F->team_size() << ", "
+                  << (k == FK::scatter || k == FK::mma ? "parts " : "slots ") << F->slots() << ", batch " << F->batch()
+                  << ")\n";
         const double bytes = static_cast<double>(F->bytes()) + 2.0 * sizeof(Scalar) * host_.num_rows;
         return Prepared{[F, this] { F->apply(1.0, x_, 0.0, y_); }, bytes};
       });

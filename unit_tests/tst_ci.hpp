@@ -554,19 +554,17 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
     const bool gpu = cispmv::impl::is_gpu_space_v<TEST_EXECSPACE>;
     struct Variant {
       Kernel kernel;
-      int slots;                       // teams: beta strings per thread; scatter and mma: teams per alpha string
-      int batch;                       // alpha replacements per batch (0: the kernel's own)
-      bool lists = false;              // scatter: the replacement lists' walk
-      int team = 0;                    // team size (0: the test's, above)
-      bool same_spin_products = true;  // mma: H_alpha (x) 1 by products, or each thread's walk
+      int slots;           // teams: beta strings per thread; scatter and mma: teams per alpha string
+      int batch;           // alpha replacements per batch (0: the kernel's own)
+      bool lists = false;  // scatter: the replacement lists' walk
+      int team = 0;        // team size (0: the test's, above)
     };
     for (const Variant v :
          {Variant{Kernel::rows, 0, 0}, Variant{Kernel::teams, 1, 0}, Variant{Kernel::teams, 3, 0},
           Variant{Kernel::teams, 3, 2}, Variant{Kernel::rows, 0, 2}, Variant{Kernel::rows, 0, 16},
           Variant{Kernel::scatter, 1, 0}, Variant{Kernel::scatter, 3, 16}, Variant{Kernel::scatter, 0, 8},
           Variant{Kernel::scatter, 2, 8, true}, Variant{Kernel::mma, 1, 0, false, gpu ? 64 : team},
-          Variant{Kernel::mma, 3, 0, false, gpu ? 128 : 1}, Variant{Kernel::mma, 0, 4, false, gpu ? 128 : 1},
-          Variant{Kernel::mma, 2, 0, false, gpu ? 96 : team, false}}) {
+          Variant{Kernel::mma, 3, 0, false, gpu ? 128 : 1}, Variant{Kernel::mma, 0, 4, false, gpu ? 96 : 1}}) {
       cispmv::ci::FactoredOptions options;
       options.kernel = v.kernel;
       options.team_size = v.team > 0 ? v.team : team;
@@ -574,9 +572,7 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
       options.parts = v.kernel == Kernel::scatter || v.kernel == Kernel::mma ? v.slots : 0;
       options.batch = v.batch;
       options.scatter_lists = v.lists;
-      options.mma_same_spin = v.same_spin_products;
       const cispmv::ci::FactoredHamiltonian<TEST_EXECSPACE> F(TEST_EXECSPACE(), dump, space, options);
-      EXPECT_EQ(F.mma_same_spin(), v.kernel == Kernel::mma && v.same_spin_products);
       EXPECT_EQ(F.kernel(), v.kernel);
       EXPECT_EQ(F.scatter_lists(), v.lists);
       EXPECT_EQ(F.team_kernel(), v.kernel == Kernel::teams);
@@ -594,9 +590,8 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
                                 : v.kernel == Kernel::rows    ? "rows"
                                 : v.kernel == Kernel::scatter ? "scatter"
                                                               : "mma") +
-                               (v.lists ? " lists" : "") + (F.mma_same_spin() ? " same-spin products" : "") +
-                               " slots/parts " + std::to_string(F.slots()) + " batch " + std::to_string(F.batch()) +
-                               ": " + std::to_string(n) + " determinants";
+                               (v.lists ? " lists" : "") + " slots/parts " + std::to_string(F.slots()) + " batch " +
+                               std::to_string(F.batch()) + ": " + std::to_string(n) + " determinants";
       // (not mirrors: those alias hx and hy on the host)
       Kokkos::View<double*, TEST_MEMSPACE> x("x", n), y("y", n);
       Kokkos::deep_copy(x, hx);
@@ -651,9 +646,9 @@ void warp_mma_of(const A& a, const B& b, const C& c, const C& out) {
 // instruction, before it the same sums through shuffles; on CPUs one thread forming the warp's product):
 // D = C + A B entry by entry, every lane's two entries written where the layout says.
 TEST(TEST_CATEGORY, WarpMmaIsTheProductInPtxFragments) {
-  Kokkos::View<double**, Kokkos::HostSpace> ha("a", 8, 4);
-  Kokkos::View<double**, Kokkos::HostSpace> hb("b", 4, 8);
-  Kokkos::View<double**, Kokkos::HostSpace> hc("c", 8, 8);
+  Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> ha("a", 8, 4);
+  Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> hb("b", 4, 8);
+  Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> hc("c", 8, 8);
   cispmv::test::Rng rng(5);
   for (int r = 0; r < 8; ++r) {
     for (int k = 0; k < 4; ++k) ha(r, k) = rng.uniform() - 0.5;
@@ -662,9 +657,9 @@ TEST(TEST_CATEGORY, WarpMmaIsTheProductInPtxFragments) {
   for (int k = 0; k < 4; ++k) {
     for (int n = 0; n < 8; ++n) hb(k, n) = rng.uniform() - 0.5;
   }
-  Kokkos::View<double**, TEST_MEMSPACE> a("a", 8, 4);
-  Kokkos::View<double**, TEST_MEMSPACE> b("b", 4, 8);
-  Kokkos::View<double**, TEST_MEMSPACE> c("c", 8, 8), out("out", 8, 8);
+  Kokkos::View<double**, Kokkos::LayoutRight, TEST_MEMSPACE> a("a", 8, 4);
+  Kokkos::View<double**, Kokkos::LayoutRight, TEST_MEMSPACE> b("b", 4, 8);
+  Kokkos::View<double**, Kokkos::LayoutRight, TEST_MEMSPACE> c("c", 8, 8), out("out", 8, 8);
   Kokkos::deep_copy(a, ha);
   Kokkos::deep_copy(b, hb);
   Kokkos::deep_copy(c, hc);

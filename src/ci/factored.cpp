@@ -68,7 +68,7 @@ void for_each_single(std::uint64_t s, int n, const std::unordered_map<std::uint6
 }  // namespace
 
 FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace& space, const FactoredOptions& options,
-                                const int batch, const bool table, const bool units, const bool same_spin_units) {
+                                const int batch, const bool table, const bool units) {
   const char* who = "cispmv::ci::FactoredHamiltonian";
   const int n = space.num_orbitals;
   if (integrals.num_orbitals != n) {
@@ -381,19 +381,6 @@ FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace
           h.max_unit_fragments = std::max(h.max_unit_fragments, (mp + 7) / 8 * static_cast<int>(run - b));
         }
         b = run;
-      }
-      // H_alpha's row of the string, 4 x factored_mma_ksteps entries a unit, over the string's own range
-      const auto a = static_cast<std::size_t>(ia);
-      const int per = 4 * factored_mma_ksteps;
-      for (std::int64_t e = h.aa_ptr[a]; same_spin_units && h.a_hi[a] > h.a_lo[a] && e < h.aa_ptr[a + 1]; e += per) {
-        const int count = static_cast<int>(std::min<std::int64_t>(per, h.aa_ptr[a + 1] - e));
-        h.mu_batch.push_back(e);
-        h.mu_ksteps.push_back((count + 3) / 4);
-        h.mu_pair.push_back(-1);
-        h.mu_pairs.push_back(count);
-        h.mu_lo.push_back(h.a_lo[a]);
-        h.mu_len.push_back(h.a_hi[a] - h.a_lo[a]);
-        h.max_unit_fragments = std::max(h.max_unit_fragments, (count + 3) / 4);
       }
       h.mu_ptr.push_back(static_cast<std::int64_t>(h.mu_batch.size()));
     }

@@ -64,18 +64,20 @@ struct FactoredOptions {
   /// x in registers and the integrals broadcast, and scatters it into the string's row in team scratch
   /// (`scatter`, what GPUs run); a team per alpha string and chunk of its betas that gathers rows of x
   /// and integrals from team scratch (`teams`); or a thread per alpha string reading x where it lies
-  /// (`rows`, the simplest). `automatic` is `mma` on GPUs with tensor cores for doubles (compute capability
-  /// 8.0 or later), else `scatter`: on other GPUs its table walk at batch 16, on CPUs (a team of one thread
-  /// per alpha string, no atomics) its lists' walk at batch 8. The tests run every kernel on every backend.
+  /// (`rows`, the simplest). `automatic` is `scatter`: on GPUs its table walk at batch 16, on CPUs (a team of
+  /// one thread per alpha string, no atomics) its lists' walk at batch 8. The tests run every kernel on every
+  /// backend.
   /// `mma`: the scatter kernel's alpha-beta sum as small matrix products on the tensor cores
-  /// (FactoredMmaKernel; GPUs of compute capability 8.0 or later, where `automatic` takes it; elsewhere it
-  /// runs with a warp's lanes emulated, for the tests).
+  /// (FactoredMmaKernel: DMMA on GPUs of compute capability 8.0 or later, warp shuffles before them; on CPUs
+  /// a warp's lanes emulated by one thread, for the tests). Not faster than `scatter` on an H100 or H200 for
+  /// the H2O/6-31G spaces (session 28), so never `automatic`.
   enum class Kernel { automatic, teams, rows, scatter, mma } kernel = Kernel::automatic;
   /// Team size of the team kernels (0: scatter 128; teams 128 on GPUs, 256 for more than ~524K
   /// determinants; 1 on CPUs; at most 256), beta strings per thread of `teams` (0: as many as keep ~1,024
   /// teams busy; at most 4) and teams per alpha string of `scatter` (0: 4 where the alpha strings' beta ranges
   /// average 256 or more, else 1; at most the string's batches) and of `mma` (0: on GPUs 4 where there are
-  /// fewer than 512 alpha strings, else 1; its teams: 32 to 128 threads on GPUs, 0 for 128).
+  /// fewer than 512 alpha strings and their ranges average 256 or more, else 1; its teams: 32 to 128 threads
+  /// on GPUs, 0 for 128).
   int team_size = 0;
   int slots = 0;
   int parts = 0;
@@ -83,10 +85,6 @@ struct FactoredOptions {
   /// integrals a gather of the pair's row) rather than every pair of the class (the table; a broadcast).
   /// What `automatic` takes on CPUs.
   bool scatter_lists = false;
-  /// `mma`: H_alpha (x) 1 as products too (units of up to 32 entries of the alpha string's row of H_alpha: the
-  /// first row of A their values, B the rows of x of their strings, each W(0, q) added at q), rather than
-  /// each thread's walk over the row at its own positions (its loads one after another).
-  bool mma_same_spin = true;
   /// Alpha replacements per batch: `teams` stages 2 or 4 rows of x at a time (0: 4; the all-electron
   /// H2O/6-31G's 4 rows, 44 KB, exceed Kokkos 3.4's 40 KB of level-0 scratch on CUDA and run from level 1),
   /// `scatter` holds 8 or 16 values of x per thread (0: 16 on GPUs, 8 on CPUs and for the lists' walk), `rows`
@@ -170,9 +168,7 @@ struct FactoredHost {
   // the mma kernel's units (alpha replacements in batches of 4, one k-step each): per alpha string
   // (mu_ptr), a run of at most factored_mma_ksteps batches of one class (first batch mu_batch, mu_ksteps of
   // them) against at most 8 x factored_mma_mtiles pairs of that class (mu_pair: the first, as an offset in
-  // the class; mu_pairs of them), over the union of the strings' ranges of q (mu_lo, mu_len); and where
-  // H_alpha (x) 1 is formed by products too, units of the string's row of H_alpha (mu_pair -1): mu_pairs
-  // entries from aa index mu_batch, in mu_ksteps k-steps, over the string's own range (its targets)
+  // the class; mu_pairs of them), over the union of the strings' ranges of q (mu_lo, mu_len)
   std::vector<std::int64_t> mu_ptr, mu_batch;
   std::vector<std::int32_t> mu_ksteps, mu_pair, mu_pairs, mu_lo, mu_len;
   int max_unit_fragments = 0;        ///< largest m-tiles x k-steps of a unit
@@ -181,11 +177,10 @@ struct FactoredHost {
 
 /// `table`: build FactoredHost::table (the scatter kernel's walk over every pair of a class; pairs x beta
 /// strings x 4 bytes), which no other kernel reads.
-/// `units`: build the mma kernel's units (FactoredHost::mu_*; batch must be 4), with H_alpha's rows among
-/// them where `same_spin_units`.
+/// `units`: build the mma kernel's units (FactoredHost::mu_*; batch must be 4).
 FactoredHost factor_hamiltonian(const ci::FciDump& integrals, const ci::DeterminantSpace& space,
                                 const ci::FactoredOptions& options, int batch = factored_batch, bool table = false,
-                                bool units = false, bool same_spin_units = false);
+                                bool units = false);
 
 template <class T, class Mem>
 Kokkos::View<T*, Mem> factored_view(const char* label, const std::vector<T>& v) {
@@ -486,16 +481,14 @@ struct FactoredScale {
 
 /// The end of a team's product for alpha string ia, once its alpha-beta terms are in ys (its row of the
 /// result in team scratch, positions lo_a.. of ia's beta range) and a barrier has passed: 1 (x) H_beta
-/// (x's row ia staged in `row`; each thread's list entries read four at a time) and, `with_alpha`,
-/// H_alpha (x) 1 (rows ja of x, coalesced) at this part's positions, then the row added into y
-/// (atomically where `accumulate`: parts > 1, y scaled by beta beforehand) or written as
-/// y = beta y + alpha row.
+/// (x's row ia staged in `row`; each thread's list entries read four at a time) and H_alpha (x) 1 (rows
+/// ja of x, coalesced) at this part's positions, then the row added into y (atomically where
+/// `accumulate`: parts > 1, y scaled by beta beforehand) or written as y = beta y + alpha row.
 template <class Member, class Mem, class X, class Y, class Scratch>
 KOKKOS_INLINE_FUNCTION void factored_same_spin_and_write(const Member& m, const FactoredData<Mem>& d, const X& x,
                                                          const Y& y, const Scratch& ys, const Scratch& row,
                                                          const std::int32_t ia, const int part, const int parts,
-                                                         const double alpha, const double beta, const bool accumulate,
-                                                         const bool with_alpha = true) {
+                                                         const double alpha, const double beta, const bool accumulate) {
   const int T = m.team_size(), t = m.team_rank();
   const int lo_a = d.a_lo(ia), len_a = d.a_hi(ia) - lo_a;
   for (int k = t; k < len_a; k += T) row(k) = x(d.index(ia, lo_a + k));
@@ -528,7 +521,7 @@ KOKKOS_INLINE_FUNCTION void factored_same_spin_and_write(const Member& m, const 
       if (static_cast<unsigned>(idx) < static_cast<unsigned>(len_a)) acc += d.bb_val(at) * row(idx);
     }
     const int kb = d.q_rank(q), pos = d.q_position(q);
-    for (std::int64_t e = with_alpha ? d.aa_ptr(ia) : d.aa_ptr(ia + 1); e < d.aa_ptr(ia + 1); ++e) {
+    for (std::int64_t e = d.aa_ptr(ia); e < d.aa_ptr(ia + 1); ++e) {
       const std::int32_t ja = d.aa_col(e);
       if (static_cast<unsigned>(q - d.a_lo(ja)) < static_cast<unsigned>(d.a_hi(ja) - d.a_lo(ja))) {
         acc += d.aa_val(e) * x(d.a_rowbase(static_cast<std::int64_t>(ja) * d.nkb + kb) + pos);
@@ -735,7 +728,6 @@ struct FactoredMmaKernel {
   Kokkos::View<std::int32_t*, Mem> task_ia, task_part, task_parts;
   bool accumulate = false;  // add into y (parts > 1) rather than write it
   int level = 0;            // scratch level
-  bool same_spin = false;   // H_alpha (x) 1 among the units (FactoredOptions::mma_same_spin)
 
   static std::size_t scratch_bytes(const FactoredData<Mem>& d) {
     return 2 * Scratch::shmem_size(static_cast<std::size_t>(d.max_range)) +
@@ -765,21 +757,6 @@ struct FactoredMmaKernel {
     }
   }
 
-  // the first row of W's fragment c (an H_alpha unit's) added at its positions: W(0, q) to y(ia, q)
-  KOKKOS_INLINE_FUNCTION void scatter_same(const Scratch& ys, const double (&c)[Lanes][2], int lane0, int q0, int lo_a,
-                                           int len_a, bool alone) const {
-    CISPMV_FACTORED_UNROLL
-    for (int j = 0; j < Lanes; ++j) {
-      const int l = lane0 + j;
-      if (l >= 4) continue;
-      CISPMV_FACTORED_UNROLL
-      for (int i = 0; i < 2; ++i) {
-        const int idx = q0 + 2 * l + i - lo_a;
-        if (static_cast<unsigned>(idx) < static_cast<unsigned>(len_a)) scratch_add(&ys(idx), c[j][i], level, alone);
-      }
-    }
-  }
-
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
     const int task = m.league_rank();
     const std::int32_t ia = task_ia(task);
@@ -796,11 +773,8 @@ struct FactoredMmaKernel {
 
     for (std::int64_t u = d.mu_ptr(ia); u < d.mu_ptr(ia + 1); ++u) {
       const std::int64_t b0 = d.mu_batch(u);
-      const int ksteps = d.mu_ksteps(u), pairs = d.mu_pairs(u);
-      // a unit of H_alpha's row (same): A's first row its entries' values, W(0, q) added at q
-      const bool same = d.mu_pair(u) < 0;
-      const int mtiles = same ? 1 : (pairs + 7) / 8;
-      const int cls = same ? 0 : d.ab_class(b0);
+      const int ksteps = d.mu_ksteps(u), pairs = d.mu_pairs(u), mtiles = (pairs + 7) / 8;
+      const int cls = d.ab_class(b0);
       const std::int64_t first_row = d.cls_ptr(cls) + d.mu_pair(u);  // the unit's first pair, in class order
       const int qbase = d.mu_lo(u) & ~7;
       const int tiles = (d.mu_lo(u) + d.mu_len(u) - qbase + 7) / 8;
@@ -808,11 +782,6 @@ struct FactoredMmaKernel {
       // A(8 mt + l / 4, 4 ks + l % 4) of fragment (mt, ks) at as((mt * ksteps + ks) * 32 + l)
       for (int i = t; i < mtiles * ksteps * 32; i += T) {
         const int f = i >> 5, l = i & 31, mt = f / ksteps, ks = f - mt * ksteps, r = 8 * mt + (l >> 2);
-        if (same) {
-          const int k = 4 * ks + (l & 3);
-          as(i) = r == 0 && k < pairs ? d.aa_val(b0 + k) : 0.0;
-          continue;
-        }
         const std::int64_t rep = (b0 + ks) * 4 + (l & 3);
         const double sign = d.ab_sign(rep);
         as(i) = r < pairs && sign != 0.0
@@ -821,7 +790,7 @@ struct FactoredMmaKernel {
       }
       // the unit's strings: range of q and where their rows start (padding: an empty range)
       for (int k = t; k < 4 * ksteps; k += T) {
-        const std::int32_t ja = same ? (k < pairs ? d.aa_col(b0 + k) : -1) : d.ab_ja(b0 * 4 + k);
+        const std::int32_t ja = d.ab_ja(b0 * 4 + k);
         strings(k) = ja < 0 ? 0 : d.a_lo(ja);
         strings(4 * KS + k) = ja < 0 ? 0 : d.a_hi(ja) - d.a_lo(ja);
         strings(8 * KS + k) = ja < 0 ? 0 : static_cast<std::int64_t>(ja) * d.nkb;
@@ -865,17 +834,13 @@ struct FactoredMmaKernel {
               if (second) warp_mma_8x8x4(a1, bk, c1);
             }
           }
-          if (same) {
-            scatter_same(ys, c0, lane0, q0, lo_a, len_a, T == 1);
-          } else {
-            scatter(ys, c0, lane0, mt, pairs, first_row, q0, lo_a, len_a, T == 1);
-            if (second) scatter(ys, c1, lane0, mt + 1, pairs, first_row, q0, lo_a, len_a, T == 1);
-          }
+          scatter(ys, c0, lane0, mt, pairs, first_row, q0, lo_a, len_a, T == 1);
+          if (second) scatter(ys, c1, lane0, mt + 1, pairs, first_row, q0, lo_a, len_a, T == 1);
         }
       }
     }
     m.team_barrier();
-    factored_same_spin_and_write(m, d, x, y, ys, row, ia, part, parts, alpha, beta, accumulate, !same_spin);
+    factored_same_spin_and_write(m, d, x, y, ys, row, ia, part, parts, alpha, beta, accumulate);
   }
 };
 
@@ -902,7 +867,7 @@ class FactoredHamiltonian {
     // lists' walk at batch 8 (our 2 cores, session 27: frozen core 51.7 ms against the rows kernel's 157, csell
     // 41.5, Kokkos Kernels 62.4)
     const bool gpu = cispmv::impl::is_gpu_space_v<Exec>;
-    kernel_ = options.kernel != K::automatic ? options.kernel : impl::has_fp64_mma<Exec>() ? K::mma : K::scatter;
+    kernel_ = options.kernel != K::automatic ? options.kernel : K::scatter;
     const bool mma = kernel_ == K::mma;
     teams_ = kernel_ == K::teams;
     lists_ =
@@ -930,9 +895,8 @@ class FactoredHamiltonian {
       throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: team size " + std::to_string(options.team_size) +
                                   " (0 or 1..256) or parts " + std::to_string(options.parts) + " (0 or more)");
     }
-    same_spin_units_ = mma && options.mma_same_spin;
-    const impl::FactoredHost h = impl::factor_hamiltonian(
-        integrals, space, options, batch, (kernel_ == K::scatter && !lists_) || mma, mma, same_spin_units_);
+    const impl::FactoredHost h =
+        impl::factor_hamiltonian(integrals, space, options, batch, (kernel_ == K::scatter && !lists_) || mma, mma);
     rows_ = h.rows;
     terms_ = h.alpha_beta_terms;
     symmetry_ = h.symmetry;
@@ -942,9 +906,11 @@ class FactoredHamiltonian {
       // parts per alpha string: 4 where its beta range is long, else 1 (s27-g2, H200, batch 16: the
       // all-electron H2O/6-31G, ranges of 1,287, 1.93 ms with 4 parts against 2.21 with 1; the frozen core,
       // 495, 0.273 against 0.298; its A1 (ranges of ~124) 0.105 with 1 part, 4 parts at batch 8 0.140)
-      // mma: teams of 4 warps, 4 teams per alpha string where there are fewer than 512 alpha strings
-      // (prediction, session 28: the frozen core's 495 alpha strings would leave a GPU's warp slots empty),
-      // else 1; the teams of an alpha string share its tiles of positions
+      // mma: teams of 4 warps, 4 teams per alpha string where there are fewer than 512 alpha strings whose
+      // ranges average 256 or more, else 1; the teams of an alpha string share its tiles of positions
+      // (s28-m2, H100: the frozen core's 495 strings of ranges of 495, 0.334 ms with 4 parts, 0.352 with 1;
+      // its A1, ranges of ~124, 0.129 with 1, 0.189 with 4; the all-electron's 1,287 strings 2.18 with 1,
+      // 2.37 with 4)
       team_size_ = options.team_size > 0 ? options.team_size : cispmv::impl::is_gpu_space_v<Exec> ? 128 : 1;
       if (mma && gpu && team_size_ > 128) {
         throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: team size " + std::to_string(team_size_) +
@@ -952,7 +918,7 @@ class FactoredHamiltonian {
       }
       const double mean_range = static_cast<double>(h.rows) / std::max(1, h.na);
       const int parts = options.parts > 0          ? options.parts
-                        : mma                      ? (gpu && h.na < 512 ? 4 : 1)
+                        : mma                      ? (gpu && h.na < 512 && mean_range >= 256 ? 4 : 1)
                         : gpu && mean_range >= 256 ? 4
                                                    : 1;
       std::vector<std::int32_t> ia, part, count;
@@ -1021,8 +987,6 @@ class FactoredHamiltonian {
   /// The kernel products run (never `automatic`), and whether `scatter` walks the replacement lists.
   FactoredOptions::Kernel kernel() const { return kernel_; }
   bool scatter_lists() const { return lists_; }
-  /// Whether the mma kernel forms H_alpha (x) 1 by products (FactoredOptions::mma_same_spin).
-  bool mma_same_spin() const { return same_spin_units_; }
   /// Whether products run the `teams` kernel, the team size of the team kernels, and beta strings per
   /// thread (`teams`) or the most teams an alpha string takes (`scatter`).
   bool team_kernel() const { return teams_; }
@@ -1041,7 +1005,7 @@ class FactoredHamiltonian {
     if (kernel_ == FactoredOptions::Kernel::mma) {
       if (slots_ > 1) scale(beta, y);
       launch_teams(impl::FactoredMmaKernel<Exec, XView, YView>{d_, x, y, alpha, beta, task_ia_, task_first_, task_end_,
-                                                               slots_ > 1, 0, same_spin_units_});
+                                                               slots_ > 1, 0});
     } else if (kernel_ == FactoredOptions::Kernel::scatter) {
       if (slots_ > 1) scale(beta, y);
       if (d_.batch == 16) {
@@ -1103,7 +1067,6 @@ class FactoredHamiltonian {
   FactoredOptions::Kernel kernel_ = FactoredOptions::Kernel::rows;
   bool teams_ = false;
   bool lists_ = false;
-  bool same_spin_units_ = false;
   int team_size_ = 1;
   int slots_ = 1;
   int na_ = 0;

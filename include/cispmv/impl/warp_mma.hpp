@@ -16,15 +16,6 @@
 
 #include "cispmv/impl/backend.hpp"
 
-#include <type_traits>
-
-#if defined(KOKKOS_ENABLE_CUDA)
-#include <cuda_runtime.h>
-
-#include <stdexcept>
-#include <string>
-#endif
-
 namespace cispmv::impl {
 
 /// Lanes of a warp that one thread of Exec holds (see the file's comment).
@@ -113,23 +104,6 @@ KOKKOS_FORCEINLINE_FUNCTION void scratch_add(double* p, double v, int level, boo
     Kokkos::atomic_add(p, v);
   }
 #endif
-}
-
-/// Whether Exec's device forms warp_mma_8x8x4 on its tensor cores (CUDA, compute capability 8.0 or
-/// later); false on CPUs.
-template <class Exec>
-bool has_fp64_mma() {
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
-    int device = 0, major = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
-      throw std::runtime_error("cispmv: cannot read the CUDA device's compute capability");
-    }
-    return major >= 8;
-  }
-#endif
-  return false;
 }
 
 }  // namespace cispmv::impl
