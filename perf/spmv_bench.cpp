@@ -467,7 +467,9 @@ class Suite {
     };
     std::vector<Shape> shapes{{FK::automatic, 0, 0, 0}};
     if (!impl::is_gpu_space_v<Exec>) {  // CPUs: the rows kernel, and the scatter kernel's table walk
-      shapes.insert(shapes.end(), {{FK::rows, 0, 0, 0}, {FK::scatter, 0, 1, 8}, {FK::scatter, 0, 1, 16}});
+      shapes.insert(
+          shapes.end(),
+          {{FK::rows, 0, 0, 0}, {FK::scatter, 0, 1, 8, true}, {FK::scatter, 0, 1, 8}, {FK::scatter, 0, 1, 16}});
     }
     if (impl::is_gpu_space_v<Exec>) {
       shapes.insert(shapes.end(), {{FK::mma, 0, 0, 0},
@@ -488,16 +490,17 @@ class Suite {
                                    {FK::teams, 256, 4, 2}});
     }
     for (const Shape& shape : shapes) {
-      const std::string kernel = shape.kernel == FK::mma       ? "/mma"
+      const std::string kernel = shape.kernel == FK::tiles     ? "/tiles"
+                                 : shape.kernel == FK::mma     ? "/mma"
                                  : shape.kernel == FK::scatter ? "/scatter"
                                  : shape.kernel == FK::teams   ? "/teams"
                                  : shape.kernel == FK::rows    ? "/rows"
                                                                : "";
       const std::string label =
           "ci-factored" + kernel + (shape.team == 0 ? std::string() : "/team:" + std::to_string(shape.team)) +
-          (shape.slots == 0                                         ? std::string()
-           : shape.kernel == FK::scatter || shape.kernel == FK::mma ? "/parts:" + std::to_string(shape.slots)
-                                                                    : "/slots:" + std::to_string(shape.slots)) +
+          (shape.slots == 0            ? std::string()
+           : shape.kernel != FK::teams ? "/parts:" + std::to_string(shape.slots)
+                                       : "/slots:" + std::to_string(shape.slots)) +
           (shape.batch == 0 ? std::string() : "/batch:" + std::to_string(shape.batch)) + (shape.lists ? "/lists" : "");
       add(label, [this, dump, space, shape] {
         Kokkos::Timer t;
@@ -505,7 +508,7 @@ class Suite {
         options.kernel = shape.kernel;
         options.team_size = shape.team;
         options.slots = shape.kernel == FK::teams ? shape.slots : 0;
-        options.parts = shape.kernel == FK::scatter || shape.kernel == FK::mma ? shape.slots : 0;
+        options.parts = shape.kernel != FK::teams ? shape.slots : 0;
         options.batch = shape.batch;
         options.scatter_lists = shape.lists;
         auto F = std::make_shared<ci::FactoredHamiltonian<Exec>>(Exec(), *dump, *space, options);
@@ -513,13 +516,13 @@ class Suite {
         std::cerr << "spmv_bench: ci-factored built in " << t.seconds() << " s: " << F->bytes() * 1e-6 << " MB, "
                   << F->alpha_beta_terms() << " alpha-beta terms, symmetry " << (F->uses_symmetry() ? "on" : "off")
                   << ", kernel "
-                  << (k == FK::mma       ? "mma"
+                  << (k == FK::tiles     ? "tiles"
+                      : k == FK::mma     ? "mma"
                       : k == FK::scatter ? "scatter"
                       : k == FK::teams   ? "teams"
                                          : "rows")
                   << (F->scatter_lists() ? " lists" : "") << " (team " << F->team_size() << ", "
-                  << (k == FK::scatter || k == FK::mma ? "parts " : "slots ") << F->slots() << ", batch " << F->batch()
-                  << ")\n";
+                  << (k != FK::teams ? "parts " : "slots ") << F->slots() << ", batch " << F->batch() << ")\n";
         const double bytes = static_cast<double>(F->bytes()) + 2.0 * sizeof(Scalar) * host_.num_rows;
         return Prepared{[F, this] { F->apply(1.0, x_, 0.0, y_); }, bytes};
       });

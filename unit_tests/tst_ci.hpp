@@ -564,12 +564,13 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
           Variant{Kernel::teams, 3, 2}, Variant{Kernel::rows, 0, 2}, Variant{Kernel::rows, 0, 16},
           Variant{Kernel::scatter, 1, 0}, Variant{Kernel::scatter, 3, 16}, Variant{Kernel::scatter, 0, 8},
           Variant{Kernel::scatter, 2, 8, true}, Variant{Kernel::mma, 1, 0, false, gpu ? 64 : team},
-          Variant{Kernel::mma, 3, 0, false, gpu ? 128 : 1}, Variant{Kernel::mma, 0, 4, false, gpu ? 96 : 1}}) {
+          Variant{Kernel::mma, 3, 0, false, gpu ? 128 : 1}, Variant{Kernel::mma, 0, 4, false, gpu ? 96 : 1},
+          Variant{Kernel::tiles, 1, 0, false, 1}, Variant{Kernel::tiles, 2, 8, false, 1}}) {
       cispmv::ci::FactoredOptions options;
       options.kernel = v.kernel;
       options.team_size = v.team > 0 ? v.team : team;
       options.slots = v.kernel == Kernel::teams ? v.slots : 0;
-      options.parts = v.kernel == Kernel::scatter || v.kernel == Kernel::mma ? v.slots : 0;
+      options.parts = v.kernel == Kernel::scatter || v.kernel == Kernel::mma || v.kernel == Kernel::tiles ? v.slots : 0;
       options.batch = v.batch;
       options.scatter_lists = v.lists;
       const cispmv::ci::FactoredHamiltonian<TEST_EXECSPACE> F(TEST_EXECSPACE(), dump, space, options);
@@ -589,7 +590,8 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
                                (v.kernel == Kernel::teams     ? "teams"
                                 : v.kernel == Kernel::rows    ? "rows"
                                 : v.kernel == Kernel::scatter ? "scatter"
-                                                              : "mma") +
+                                : v.kernel == Kernel::mma     ? "mma"
+                                                              : "tiles") +
                                (v.lists ? " lists" : "") + " slots/parts " + std::to_string(F.slots()) + " batch " +
                                std::to_string(F.batch()) + ": " + std::to_string(n) + " determinants";
       // (not mirrors: those alias hx and hy on the host)

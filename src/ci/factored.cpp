@@ -68,7 +68,7 @@ void for_each_single(std::uint64_t s, int n, const std::unordered_map<std::uint6
 }  // namespace
 
 FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace& space, const FactoredOptions& options,
-                                const int batch, const bool table, const bool units) {
+                                const int batch, const bool table) {
   const char* who = "cispmv::ci::FactoredHamiltonian";
   const int n = space.num_orbitals;
   if (integrals.num_orbitals != n) {
@@ -124,6 +124,17 @@ FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace
     const auto id = static_cast<std::size_t>(id_of[static_cast<std::size_t>(q)]);
     h.q_rank.push_back(space.beta.rank[id]);
     h.q_position.push_back(space.beta.position[id]);
+  }
+  // the blocks of equal key but id (irrep in a space of one irrep, rank): their positions are consecutive
+  h.q_block_end.resize(static_cast<std::size_t>(h.nb));
+  for (int q = h.nb - 1; q >= 0; --q) {
+    const auto u = static_cast<std::size_t>(q);
+    const bool last = q + 1 == h.nb || std::get<0>(key(id_of[u])) != std::get<0>(key(id_of[u + 1])) ||
+                      std::get<1>(key(id_of[u])) != std::get<1>(key(id_of[u + 1]));
+    h.q_block_end[u] = last ? q + 1 : h.q_block_end[u + 1];
+    if (!last && h.q_position[u + 1] != h.q_position[u] + 1) {
+      throw std::logic_error(std::string(who) + ": the positions of a block of beta strings are not consecutive");
+    }
   }
 
   // per alpha string: the range of q it pairs with, and where its determinants lie
@@ -314,6 +325,7 @@ FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace
   // string (the scatter kernel's table; E_rr of an occupied r keeps the string)
   {
     h.cls_ptr.assign(static_cast<std::size_t>(h.num_classes) + 1, 0);
+    h.pair_slot.assign(static_cast<std::size_t>(h.num_pairs), 0);
     for (int c = 0; c < h.num_classes; ++c) {
       for (int p = 0; p < n; ++p) {
         for (int q = 0; q <= p; ++q) {
@@ -321,6 +333,11 @@ FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace
         }
       }
       h.cls_ptr[static_cast<std::size_t>(c) + 1] = static_cast<std::int32_t>(h.cls_pair.size());
+      for (std::int32_t m = h.cls_ptr[static_cast<std::size_t>(c)]; m < h.cls_ptr[static_cast<std::size_t>(c) + 1];
+           ++m) {
+        h.pair_slot[static_cast<std::size_t>(h.cls_pair[static_cast<std::size_t>(m)])] =
+            m - h.cls_ptr[static_cast<std::size_t>(c)];
+      }
       h.max_class_pairs = std::max(h.max_class_pairs,
                                    h.cls_ptr[static_cast<std::size_t>(c) + 1] - h.cls_ptr[static_cast<std::size_t>(c)]);
     }
@@ -349,43 +366,6 @@ FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace
     }
   }
 
-  // the mma kernel's units: per alpha string, its batches (one k-step each) in runs of one class, cut into
-  // at most factored_mma_ksteps batches and 8 x factored_mma_mtiles pairs of the class
-  if (units) {
-    if (batch != 4) throw std::logic_error(std::string(who) + ": the mma kernel's units need batches of 4");
-    h.mu_ptr.push_back(0);
-    for (int ia = 0; ia < h.na; ++ia) {
-      const auto first = static_cast<std::size_t>(h.ab_ptr[static_cast<std::size_t>(ia)]);
-      const auto last = static_cast<std::size_t>(h.ab_ptr[static_cast<std::size_t>(ia) + 1]);
-      for (std::size_t b = first; b < last;) {
-        const int c = h.ab_class[b];
-        std::size_t run = b;
-        while (run < last && h.ab_class[run] == c && run - b < static_cast<std::size_t>(factored_mma_ksteps)) ++run;
-        int lo = std::numeric_limits<int>::max(), hi = 0;
-        for (std::size_t k = b; k < run; ++k) {
-          if (h.ab_len[k] > 0) {
-            lo = std::min(lo, h.ab_lo[k]);
-            hi = std::max(hi, h.ab_lo[k] + h.ab_len[k]);
-          }
-        }
-        const int pairs = h.cls_ptr[static_cast<std::size_t>(c) + 1] - h.cls_ptr[static_cast<std::size_t>(c)];
-        const int per = 8 * factored_mma_mtiles;
-        for (int m0 = 0; hi > 0 && m0 < pairs; m0 += per) {
-          const int mp = std::min(per, pairs - m0);
-          h.mu_batch.push_back(static_cast<std::int64_t>(b));
-          h.mu_ksteps.push_back(static_cast<std::int32_t>(run - b));
-          h.mu_pair.push_back(m0);
-          h.mu_pairs.push_back(mp);
-          h.mu_lo.push_back(lo);
-          h.mu_len.push_back(hi - lo);
-          h.max_unit_fragments = std::max(h.max_unit_fragments, (mp + 7) / 8 * static_cast<int>(run - b));
-        }
-        b = run;
-      }
-      h.mu_ptr.push_back(static_cast<std::int64_t>(h.mu_batch.size()));
-    }
-  }
-
   const auto np = static_cast<std::size_t>(h.num_pairs);
   h.eri.resize(np * np);
   for (std::size_t pq = 0; pq < np; ++pq) {
@@ -394,6 +374,47 @@ FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace
     }
   }
   return h;
+}
+
+void factored_units(FactoredHost& h, const int max_batches, const int max_pairs) {
+  h.mu_ptr.assign(1, 0);
+  h.mu_batch.clear();
+  h.mu_ksteps.clear();
+  h.mu_pair.clear();
+  h.mu_pairs.clear();
+  h.mu_lo.clear();
+  h.mu_len.clear();
+  h.max_unit_pairs = h.max_unit_batches = 0;
+  for (int ia = 0; ia < h.na; ++ia) {
+    const auto first = static_cast<std::size_t>(h.ab_ptr[static_cast<std::size_t>(ia)]);
+    const auto last = static_cast<std::size_t>(h.ab_ptr[static_cast<std::size_t>(ia) + 1]);
+    for (std::size_t b = first; b < last;) {
+      const int c = h.ab_class[b];
+      std::size_t run = b;
+      while (run < last && h.ab_class[run] == c && run - b < static_cast<std::size_t>(max_batches)) ++run;
+      int lo = std::numeric_limits<int>::max(), hi = 0;
+      for (std::size_t k = b; k < run; ++k) {
+        if (h.ab_len[k] > 0) {
+          lo = std::min(lo, h.ab_lo[k]);
+          hi = std::max(hi, h.ab_lo[k] + h.ab_len[k]);
+        }
+      }
+      const int pairs = h.cls_ptr[static_cast<std::size_t>(c) + 1] - h.cls_ptr[static_cast<std::size_t>(c)];
+      for (int m0 = 0; hi > 0 && m0 < pairs; m0 += max_pairs) {
+        const int mp = std::min(max_pairs, pairs - m0);
+        h.mu_batch.push_back(static_cast<std::int64_t>(b));
+        h.mu_ksteps.push_back(static_cast<std::int32_t>(run - b));
+        h.mu_pair.push_back(m0);
+        h.mu_pairs.push_back(mp);
+        h.mu_lo.push_back(lo);
+        h.mu_len.push_back(hi - lo);
+        h.max_unit_pairs = std::max(h.max_unit_pairs, mp);
+        h.max_unit_batches = std::max(h.max_unit_batches, static_cast<int>(run - b));
+      }
+      b = run;
+    }
+    h.mu_ptr.push_back(static_cast<std::int64_t>(h.mu_batch.size()));
+  }
 }
 
 }  // namespace cispmv::impl

@@ -31,6 +31,7 @@
 #include "cispmv/impl/backend.hpp"
 #include "cispmv/impl/bits.hpp"
 #include "cispmv/impl/convert_helpers.hpp"
+#include "cispmv/impl/kernels/host_simd.hpp"
 #include "cispmv/impl/warp_mma.hpp"
 
 #include <algorithm>
@@ -64,14 +65,16 @@ struct FactoredOptions {
   /// x in registers and the integrals broadcast, and scatters it into the string's row in team scratch
   /// (`scatter`, what GPUs run); a team per alpha string and chunk of its betas that gathers rows of x
   /// and integrals from team scratch (`teams`); or a thread per alpha string reading x where it lies
-  /// (`rows`, the simplest). `automatic` is `scatter`: on GPUs its table walk at batch 16, on CPUs (a team of
-  /// one thread per alpha string, no atomics) its lists' walk at batch 8. The tests run every kernel on every
-  /// backend.
+  /// (`rows`, the simplest). `automatic` is `scatter` on GPUs (its table walk at batch 16), `tiles` on CPUs with
+  /// AVX-512, else `scatter`'s lists' walk at batch 8 (a team of one thread per alpha string, no atomics). The
+  /// tests run every kernel on every backend.
   /// `mma`: the scatter kernel's alpha-beta sum as small matrix products on the tensor cores
   /// (FactoredMmaKernel: DMMA on GPUs of compute capability 8.0 or later, warp shuffles before them; on CPUs
   /// a warp's lanes emulated by one thread, for the tests). Not faster than `scatter` on an H100 or H200 for
   /// the H2O/6-31G spaces (session 28), so never `automatic`.
-  enum class Kernel { automatic, teams, rows, scatter, mma } kernel = Kernel::automatic;
+  /// `tiles`: the mma kernel's tiles of the alpha-beta sum formed by the CPU's vector unit (FactoredTileKernel:
+  /// AVX-512 where the CPU has it), their terms taken through each position's lists; teams of one thread.
+  enum class Kernel { automatic, teams, rows, scatter, mma, tiles } kernel = Kernel::automatic;
   /// Team size of the team kernels (0: scatter 128; teams 128 on GPUs, 256 for more than ~524K
   /// determinants; 1 on CPUs; at most 256), beta strings per thread of `teams` (0: as many as keep ~1,024
   /// teams busy; at most 4) and teams per alpha string of `scatter` (0: 4 where the alpha strings' beta ranges
@@ -109,6 +112,9 @@ inline constexpr int factored_max_slots = 4;
 /// pairs each), so that a unit's integrals (8 x 4 doubles a fragment) take at most 16 KB of team scratch.
 inline constexpr int factored_mma_ksteps = 8;
 inline constexpr int factored_mma_mtiles = 8;
+/// The tile kernel's units: at most this many batches of 8 alpha replacements, and 64 pairs.
+inline constexpr int factored_tile_batches = 4;
+inline constexpr int factored_tile_pairs = 64;
 /// Bits of a packed beta entry: kernel position of the target string (high), sign, pair index (low).
 inline constexpr int factored_pair_bits = 12;
 inline constexpr int factored_position_shift = factored_pair_bits + 1;
@@ -131,9 +137,10 @@ struct FactoredHost {
   std::vector<std::uint64_t> a_string;
   std::vector<std::int64_t>
       a_rowbase;  ///< [ia * nkb + kb]: index of (ia, first beta of rank kb) less its position; -1 off the space
-  std::vector<std::int32_t> a_lo, a_hi;  ///< per alpha string: its beta strings' range of q
-  std::vector<std::uint8_t> q_rank;      ///< per q: rank of the beta string
-  std::vector<std::int32_t> q_position;  ///< per q: beta.position (offset inside its block)
+  std::vector<std::int32_t> a_lo, a_hi;   ///< per alpha string: its beta strings' range of q
+  std::vector<std::uint8_t> q_rank;       ///< per q: rank of the beta string
+  std::vector<std::int32_t> q_position;   ///< per q: beta.position (offset inside its block)
+  std::vector<std::int32_t> q_block_end;  ///< per q: the first position after q's block (its rank and irrep)
   // H_alpha over alpha ids (CSR; entries only between strings that share a range of betas)
   std::vector<std::int64_t> aa_ptr;
   std::vector<std::int32_t> aa_col;
@@ -165,22 +172,24 @@ struct FactoredHost {
   std::vector<std::int32_t> cls_ptr, cls_pair, table;
   int table_stride = 0;
   int max_class_pairs = 0;
-  // the mma kernel's units (alpha replacements in batches of 4, one k-step each): per alpha string
-  // (mu_ptr), a run of at most factored_mma_ksteps batches of one class (first batch mu_batch, mu_ksteps of
-  // them) against at most 8 x factored_mma_mtiles pairs of that class (mu_pair: the first, as an offset in
-  // the class; mu_pairs of them), over the union of the strings' ranges of q (mu_lo, mu_len)
+  std::vector<std::int32_t> pair_slot;  ///< per pair: its position in its class's pairs (cls_pair)
+  // the units of the mma and tile kernels (factored_units): per alpha string (mu_ptr), a run of at most
+  // max_batches of its batches of one class (first batch mu_batch, mu_ksteps of them) against at most
+  // max_pairs pairs of that class (mu_pair: the first, as an offset in the class; mu_pairs of them), over the
+  // union of the strings' ranges of q (mu_lo, mu_len)
   std::vector<std::int64_t> mu_ptr, mu_batch;
   std::vector<std::int32_t> mu_ksteps, mu_pair, mu_pairs, mu_lo, mu_len;
-  int max_unit_fragments = 0;        ///< largest m-tiles x k-steps of a unit
+  int max_unit_pairs = 0, max_unit_batches = 0;
   std::size_t alpha_beta_terms = 0;  ///< beta entries visited by one product (the cost model's unit)
 };
 
 /// `table`: build FactoredHost::table (the scatter kernel's walk over every pair of a class; pairs x beta
 /// strings x 4 bytes), which no other kernel reads.
-/// `units`: build the mma kernel's units (FactoredHost::mu_*; batch must be 4).
 FactoredHost factor_hamiltonian(const ci::FciDump& integrals, const ci::DeterminantSpace& space,
-                                const ci::FactoredOptions& options, int batch = factored_batch, bool table = false,
-                                bool units = false);
+                                const ci::FactoredOptions& options, int batch = factored_batch, bool table = false);
+/// The units of the mma and tile kernels (FactoredHost::mu_*): each alpha string's batches in runs of one
+/// class of at most `max_batches`, against at most `max_pairs` pairs of the class.
+void factored_units(FactoredHost& h, int max_batches, int max_pairs);
 
 template <class T, class Mem>
 Kokkos::View<T*, Mem> factored_view(const char* label, const std::vector<T>& v) {
@@ -191,11 +200,11 @@ Kokkos::View<T*, Mem> factored_view(const char* label, const std::vector<T>& v) 
 template <class Mem>
 struct FactoredData {
   int num_pairs = 0, nb = 0, nkb = 0, slices = 0, max_range = 0, max_batch_range = 0, batch = factored_batch,
-      max_class_pairs = 0, table_stride = 0, max_unit_fragments = 0;
+      max_class_pairs = 0, table_stride = 0, max_unit_pairs = 0, max_unit_batches = 0;
   Kokkos::View<std::uint64_t*, Mem> a_string;
   Kokkos::View<std::int64_t*, Mem> a_rowbase, aa_ptr, bb_ptr, be_ptr, ab_ptr, mu_ptr, mu_batch;
-  Kokkos::View<std::int32_t*, Mem> a_lo, a_hi, q_position, aa_col, bb_count, bb_col, be_count, ab_ja, ab_pair, ab_lo,
-      ab_len, cls_ptr, cls_pair, table, mu_ksteps, mu_pair, mu_pairs, mu_lo, mu_len;
+  Kokkos::View<std::int32_t*, Mem> a_lo, a_hi, q_position, q_block_end, aa_col, bb_count, bb_col, be_count, ab_ja,
+      ab_pair, ab_lo, ab_len, cls_ptr, cls_pair, pair_slot, table, mu_ksteps, mu_pair, mu_pairs, mu_lo, mu_len;
   Kokkos::View<std::uint8_t*, Mem> q_rank, ab_class;
   Kokkos::View<double*, Mem> aa_val, bb_val, ab_sign, eri;
   Kokkos::View<std::uint32_t*, Mem> be_data;
@@ -211,7 +220,8 @@ struct FactoredData {
         batch(h.batch),
         max_class_pairs(h.max_class_pairs),
         table_stride(h.table_stride),
-        max_unit_fragments(h.max_unit_fragments),
+        max_unit_pairs(h.max_unit_pairs),
+        max_unit_batches(h.max_unit_batches),
         a_string(factored_view<std::uint64_t, Mem>("a_string", h.a_string)),
         a_rowbase(factored_view<std::int64_t, Mem>("a_rowbase", h.a_rowbase)),
         aa_ptr(factored_view<std::int64_t, Mem>("aa_ptr", h.aa_ptr)),
@@ -223,6 +233,7 @@ struct FactoredData {
         a_lo(factored_view<std::int32_t, Mem>("a_lo", h.a_lo)),
         a_hi(factored_view<std::int32_t, Mem>("a_hi", h.a_hi)),
         q_position(factored_view<std::int32_t, Mem>("q_position", h.q_position)),
+        q_block_end(factored_view<std::int32_t, Mem>("q_block_end", h.q_block_end)),
         aa_col(factored_view<std::int32_t, Mem>("aa_col", h.aa_col)),
         bb_count(factored_view<std::int32_t, Mem>("bb_count", h.bb_count)),
         bb_col(factored_view<std::int32_t, Mem>("bb_col", h.bb_col)),
@@ -233,6 +244,7 @@ struct FactoredData {
         ab_len(factored_view<std::int32_t, Mem>("ab_len", h.ab_len)),
         cls_ptr(factored_view<std::int32_t, Mem>("cls_ptr", h.cls_ptr)),
         cls_pair(factored_view<std::int32_t, Mem>("cls_pair", h.cls_pair)),
+        pair_slot(factored_view<std::int32_t, Mem>("pair_slot", h.pair_slot)),
         table(factored_view<std::int32_t, Mem>("table", h.table)),
         mu_ksteps(factored_view<std::int32_t, Mem>("mu_ksteps", h.mu_ksteps)),
         mu_pair(factored_view<std::int32_t, Mem>("mu_pair", h.mu_pair)),
@@ -482,8 +494,9 @@ struct FactoredScale {
 /// The end of a team's product for alpha string ia, once its alpha-beta terms are in ys (its row of the
 /// result in team scratch, positions lo_a.. of ia's beta range) and a barrier has passed: 1 (x) H_beta
 /// (x's row ia staged in `row`; each thread's list entries read four at a time) and H_alpha (x) 1 (rows
-/// ja of x, coalesced) at this part's positions, then the row added into y (atomically where
-/// `accumulate`: parts > 1, y scaled by beta beforehand) or written as y = beta y + alpha row.
+/// ja of x, coalesced; a team of one thread walks them entry by entry) at this part's positions, then the
+/// row added into y (atomically where `accumulate`: parts > 1, y scaled by beta beforehand) or written as
+/// y = beta y + alpha row.
 template <class Member, class Mem, class X, class Y, class Scratch>
 KOKKOS_INLINE_FUNCTION void factored_same_spin_and_write(const Member& m, const FactoredData<Mem>& d, const X& x,
                                                          const Y& y, const Scratch& ys, const Scratch& row,
@@ -521,13 +534,30 @@ KOKKOS_INLINE_FUNCTION void factored_same_spin_and_write(const Member& m, const 
       if (static_cast<unsigned>(idx) < static_cast<unsigned>(len_a)) acc += d.bb_val(at) * row(idx);
     }
     const int kb = d.q_rank(q), pos = d.q_position(q);
-    for (std::int64_t e = d.aa_ptr(ia); e < d.aa_ptr(ia + 1); ++e) {
+    for (std::int64_t e = T == 1 ? d.aa_ptr(ia + 1) : d.aa_ptr(ia); e < d.aa_ptr(ia + 1); ++e) {
       const std::int32_t ja = d.aa_col(e);
       if (static_cast<unsigned>(q - d.a_lo(ja)) < static_cast<unsigned>(d.a_hi(ja) - d.a_lo(ja))) {
         acc += d.aa_val(e) * x(d.a_rowbase(static_cast<std::int64_t>(ja) * d.nkb + kb) + pos);
       }
     }
     ys(k) += acc;
+  }
+  if (T == 1) {
+    // a team of one thread (CPUs): H_alpha's entries one at a time, each along the positions its string
+    // pairs with (rows of x read in order, where a walk of the entries at each position jumps between rows)
+    for (std::int64_t e = d.aa_ptr(ia); e < d.aa_ptr(ia + 1); ++e) {
+      const std::int32_t ja = d.aa_col(e);
+      const double v = d.aa_val(e);
+      const std::int64_t rows = static_cast<std::int64_t>(ja) * d.nkb;
+      const int lo = d.a_lo(ja) > lo_a + own_lo ? d.a_lo(ja) : lo_a + own_lo;
+      const int hi = d.a_hi(ja) < lo_a + own_hi ? d.a_hi(ja) : lo_a + own_hi;
+      for (int q = lo; q < hi;) {  // a block of q's positions lies in a run of x's row
+        const int end = d.q_block_end(q) < hi ? d.q_block_end(q) : hi;
+        const std::int64_t at = d.a_rowbase(rows + d.q_rank(q)) + d.q_position(q) - q;
+        for (int j = q; j < end; ++j) ys(j - lo_a) += v * x(at + j);
+        q = end;
+      }
+    }
   }
   m.team_barrier();
   for (int k = t; k < len_a; k += T) {
@@ -729,9 +759,12 @@ struct FactoredMmaKernel {
   bool accumulate = false;  // add into y (parts > 1) rather than write it
   int level = 0;            // scratch level
 
+  // a unit's integrals as fragments: (m-tiles x k-steps) x 32
+  KOKKOS_INLINE_FUNCTION static std::size_t fragments(const FactoredData<Mem>& d) {
+    return static_cast<std::size_t>((d.max_unit_pairs + 7) / 8) * static_cast<std::size_t>(d.max_unit_batches) * 32;
+  }
   static std::size_t scratch_bytes(const FactoredData<Mem>& d) {
-    return 2 * Scratch::shmem_size(static_cast<std::size_t>(d.max_range)) +
-           Scratch::shmem_size(static_cast<std::size_t>(d.max_unit_fragments) * 32) +
+    return 2 * Scratch::shmem_size(static_cast<std::size_t>(d.max_range)) + Scratch::shmem_size(fragments(d)) +
            ScratchOf<std::int64_t>::shmem_size(3 * 4 * KS);
   }
 
@@ -767,7 +800,7 @@ struct FactoredMmaKernel {
     const int lo_a = d.a_lo(ia), len_a = d.a_hi(ia) - lo_a;
     const Scratch ys(m.team_scratch(level), static_cast<std::size_t>(d.max_range));
     const Scratch row(m.team_scratch(level), static_cast<std::size_t>(d.max_range));  // x's row ia
-    const Scratch as(m.team_scratch(level), static_cast<std::size_t>(d.max_unit_fragments) * 32);
+    const Scratch as(m.team_scratch(level), fragments(d));
     const ScratchOf<std::int64_t> strings(m.team_scratch(level), 3 * 4 * KS);
     for (int k = t; k < len_a; k += T) ys(k) = 0.0;
 
@@ -844,6 +877,136 @@ struct FactoredMmaKernel {
   }
 };
 
+/// CPUs: the alpha-beta sum as the mma kernel forms it, tiles of W = A B, but with the CPU's vector unit
+/// and the scatter kernel's lists. For alpha string ia and a unit of its replacements of one class (up to
+/// factored_tile_batches batches of 8) against the class's pairs (up to 64), a tile of 8 positions q:
+/// B's rows x(ja_k, q .. q + 7) (a run of x's row where the 8 positions lie in one block of q, else one
+/// value at a time), W = A B (impl::host_simd: AVX-512 where the CPU has it, a zmm register a row of W;
+/// else portable C++), and then each position's own replacements of the class (its sliced list: target,
+/// sign, pair) take their W(pair, q) into ia's row in team scratch. W is dense over the pairs (about three
+/// quarters do not apply to a given q), the price of the vector unit; the lists walk only what applies.
+/// Then H_alpha's and H_beta's terms as in the other team kernels. Teams of one thread (on a GPU too,
+/// where it runs for the tests only), or `parts` teams an alpha string taking every parts-th unit and
+/// adding their rows into y atomically.
+template <class Exec, class X, class Y>
+struct FactoredTileKernel {
+  using Mem = typename Exec::memory_space;
+  using Policy = Kokkos::TeamPolicy<Exec>;
+  using Member = typename Policy::member_type;
+  template <class T>
+  using ScratchOf = Kokkos::View<T*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using Scratch = ScratchOf<double>;
+  static constexpr int K = 8 * factored_tile_batches;  // replacements a unit at most
+  FactoredData<Mem> d;
+  X x;
+  Y y;
+  double alpha, beta;
+  Kokkos::View<std::int32_t*, Mem> task_ia, task_part, task_parts;
+  bool accumulate = false;  // add into y (parts > 1) rather than write it
+  int level = 0;            // scratch level
+  bool avx512 = false;      // the tile in AVX-512 (host_simd::avx512_available())
+
+  static std::size_t scratch_bytes(const FactoredData<Mem>& d) {
+    const auto pairs = static_cast<std::size_t>(d.max_unit_pairs);
+    return 2 * Scratch::shmem_size(static_cast<std::size_t>(d.max_range)) + Scratch::shmem_size(pairs * K) +
+           Scratch::shmem_size(8 * K) + Scratch::shmem_size(8 * pairs);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
+    const int task = m.league_rank();
+    const std::int32_t ia = task_ia(task);
+    const int part = task_part(task), parts = task_parts(task);
+    const int lo_a = d.a_lo(ia), len_a = d.a_hi(ia) - lo_a;
+    const Scratch ys(m.team_scratch(level), static_cast<std::size_t>(d.max_range));
+    const Scratch row(m.team_scratch(level), static_cast<std::size_t>(d.max_range));  // x's row ia
+    const Scratch a(m.team_scratch(level), static_cast<std::size_t>(d.max_unit_pairs) * K);
+    const Scratch b(m.team_scratch(level), 8 * K);
+    const Scratch w(m.team_scratch(level), 8 * static_cast<std::size_t>(d.max_unit_pairs));
+    for (int k = 0; k < len_a; ++k) ys(k) = 0.0;
+
+    for (std::int64_t u = d.mu_ptr(ia) + part; u < d.mu_ptr(ia + 1); u += parts) {
+      const std::int64_t b0 = d.mu_batch(u);
+      const int k_n = 8 * d.mu_ksteps(u), pairs = d.mu_pairs(u), m0 = d.mu_pair(u);
+      const int cls = d.ab_class(b0);
+      const std::int64_t first_pair = d.cls_ptr(cls) + m0;
+      // A(r, k) = s_k (pq_k|rs_r), row after row
+      for (int r = 0; r < pairs; ++r) {
+        const int rs = d.cls_pair(first_pair + r);
+        for (int k = 0; k < k_n; ++k) {
+          const double sign = d.ab_sign(b0 * 8 + k);
+          a(r * k_n + k) = sign == 0.0 ? 0.0 : sign * d.weight(ia, d.ab_pair(b0 * 8 + k), rs);
+        }
+      }
+      const int q_end = d.mu_lo(u) + d.mu_len(u);
+      for (int q0 = d.mu_lo(u) & ~7; q0 < q_end; q0 += 8) {
+        // B(k, j) = x(ja_k, q0 + j), 0 where the string does not pair with the position
+        const bool one_block = q0 + 8 <= d.nb && d.q_block_end(q0) >= q0 + 8;
+        for (int k = 0; k < k_n; ++k) {
+          const std::int32_t ja = d.ab_ja(b0 * 8 + k);
+          const int lo = ja < 0 ? 0 : d.a_lo(ja), len = ja < 0 ? 0 : d.a_hi(ja) - lo;
+          if (one_block && q0 >= lo && q0 + 8 <= lo + len) {
+            const std::int64_t at = d.index(ja, q0);
+            for (int j = 0; j < 8; ++j) b(8 * k + j) = x(at + j);
+          } else {
+            for (int j = 0; j < 8; ++j) {
+              const int q = q0 + j;
+              b(8 * k + j) = static_cast<unsigned>(q - lo) < static_cast<unsigned>(len) ? x(d.index(ja, q)) : 0.0;
+            }
+          }
+        }
+        tile(a.data(), pairs, k_n, b.data(), w.data());
+        // each position's replacements of the class whose pair is the unit's
+        for (int j = 0; j < 8; ++j) {
+          const int q = q0 + j;
+          if (q < d.mu_lo(u) || q >= q_end) continue;
+          const std::int64_t be = d.be_ptr(static_cast<std::int64_t>(cls) * d.slices + (q >> 5));
+          const int count = d.be_count(static_cast<std::int64_t>(cls) * d.nb + q);
+          for (int i = 0; i < count; ++i) {
+            const std::uint32_t e = d.be_data(FactoredData<Mem>::sliced(be, q, i));
+            const int r = d.pair_slot(static_cast<std::int32_t>(e & ((1u << factored_pair_bits) - 1))) - m0;
+            const int idx = static_cast<int>(e >> factored_position_shift) - lo_a;
+            if (static_cast<unsigned>(r) < static_cast<unsigned>(pairs) &&
+                static_cast<unsigned>(idx) < static_cast<unsigned>(len_a)) {
+              const double v = w(8 * r + j);
+              ys(idx) += (e >> factored_pair_bits) & 1u ? -v : v;
+            }
+          }
+        }
+      }
+    }
+    m.team_barrier();
+    factored_same_spin_and_write(m, d, x, y, ys, row, ia, part, parts, alpha, beta, accumulate);
+  }
+
+ private:
+  KOKKOS_INLINE_FUNCTION void tile(const double* A, int rows, int k, const double* B, double* W) const {
+#if CISPMV_HOST_SIMD
+    if (avx512) {
+      host_simd::factored_tile_avx512(A, rows, k, B, W);
+      return;
+    }
+#endif
+    int m = 0;  // portable C++, four rows at a time
+    for (; m + 4 <= rows; m += 4) {
+      double acc[4][8] = {};
+      for (int c = 0; c < k; ++c) {
+        for (int r = 0; r < 4; ++r) {
+          const double v = A[(m + r) * k + c];
+          for (int j = 0; j < 8; ++j) acc[r][j] += v * B[8 * c + j];
+        }
+      }
+      for (int r = 0; r < 4; ++r)
+        for (int j = 0; j < 8; ++j) W[8 * (m + r) + j] = acc[r][j];
+    }
+    for (; m < rows; ++m) {
+      double acc[8] = {};
+      for (int c = 0; c < k; ++c)
+        for (int j = 0; j < 8; ++j) acc[j] += A[m * k + c] * B[8 * c + j];
+      for (int j = 0; j < 8; ++j) W[8 * m + j] = acc[j];
+    }
+  }
+};
+
 }  // namespace cispmv::impl
 
 namespace cispmv::ci {
@@ -863,26 +1026,28 @@ class FactoredHamiltonian {
                       const FactoredOptions& options = {})
       : exec_(exec) {
     using K = FactoredOptions::Kernel;
-    // automatic: the scatter kernel, on GPUs its table walk at batch 16, on CPUs (teams of one thread) its
-    // lists' walk at batch 8 (our 2 cores, session 27: frozen core 51.7 ms against the rows kernel's 157, csell
-    // 41.5, Kokkos Kernels 62.4)
+    // automatic: on GPUs the scatter kernel's table walk at batch 16; on CPUs with AVX-512 the tile kernel
+    // (our 2 cores, session 28: frozen core 23.9 ms against the scatter kernel's lists' walk 41.3, all-electron
+    // 0.267 s against 0.517), elsewhere that lists' walk at batch 8 (the tiles in portable C++: 49.6 and 534)
     const bool gpu = cispmv::impl::is_gpu_space_v<Exec>;
-    kernel_ = options.kernel != K::automatic ? options.kernel : K::scatter;
-    const bool mma = kernel_ == K::mma;
+    const bool auto_tiles = !gpu && impl::host_simd::avx512_available();
+    kernel_ = options.kernel != K::automatic ? options.kernel : auto_tiles ? K::tiles : K::scatter;
+    const bool mma = kernel_ == K::mma, tiles = kernel_ == K::tiles;
     teams_ = kernel_ == K::teams;
-    lists_ =
-        options.scatter_lists || (options.kernel == K::automatic && !gpu && (options.batch == 0 || options.batch == 8));
-    const int batch = options.batch > 0                           ? options.batch
-                      : kernel_ == K::scatter && (lists_ || !gpu) ? 8
-                      : kernel_ == K::scatter                     ? 16
-                                                                  : impl::factored_batch;
+    lists_ = options.scatter_lists ||
+             (options.kernel == K::automatic && !gpu && !auto_tiles && (options.batch == 0 || options.batch == 8));
+    const int batch = options.batch > 0                                      ? options.batch
+                      : (kernel_ == K::scatter && (lists_ || !gpu)) || tiles ? 8
+                      : kernel_ == K::scatter                                ? 16
+                                                                             : impl::factored_batch;
     const bool batch_ok = kernel_ == K::teams     ? batch == 2 || batch == 4
                           : kernel_ == K::scatter ? batch == 8 || batch == 16
                           : mma                   ? batch == 4
+                          : tiles                 ? batch == 8
                                                   : batch == 2 || batch == 4 || batch == 8 || batch == 16;
     if (options.batch < 0 || !batch_ok) {
       throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: batch " + std::to_string(options.batch) +
-                                  " (0; teams 2 or 4, scatter 8 or 16, mma 4, rows 2, 4, 8 or 16)");
+                                  " (0; teams 2 or 4, scatter 8 or 16, mma 4, tiles 8, rows 2, 4, 8 or 16)");
     }
     if (mma && gpu && options.team_size % 32 != 0) {
       throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: team size " + std::to_string(options.team_size) +
@@ -895,14 +1060,16 @@ class FactoredHamiltonian {
       throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: team size " + std::to_string(options.team_size) +
                                   " (0 or 1..256) or parts " + std::to_string(options.parts) + " (0 or more)");
     }
-    const impl::FactoredHost h =
-        impl::factor_hamiltonian(integrals, space, options, batch, (kernel_ == K::scatter && !lists_) || mma, mma);
+    impl::FactoredHost h =
+        impl::factor_hamiltonian(integrals, space, options, batch, (kernel_ == K::scatter && !lists_) || mma);
+    if (mma) impl::factored_units(h, impl::factored_mma_ksteps, 8 * impl::factored_mma_mtiles);
+    if (tiles) impl::factored_units(h, impl::factored_tile_batches, impl::factored_tile_pairs);
     rows_ = h.rows;
     terms_ = h.alpha_beta_terms;
     symmetry_ = h.symmetry;
     bytes_ = vector_bytes(h);
     d_ = impl::FactoredData<memory_space>(h);
-    if (kernel_ == K::scatter || mma) {
+    if (kernel_ == K::scatter || mma || tiles) {
       // parts per alpha string: 4 where its beta range is long, else 1 (s27-g2, H200, batch 16: the
       // all-electron H2O/6-31G, ranges of 1,287, 1.93 ms with 4 parts against 2.21 with 1; the frozen core,
       // 495, 0.273 against 0.298; its A1 (ranges of ~124) 0.105 with 1 part, 4 parts at batch 8 0.140)
@@ -911,7 +1078,11 @@ class FactoredHamiltonian {
       // (s28-m2, H100: the frozen core's 495 strings of ranges of 495, 0.334 ms with 4 parts, 0.352 with 1;
       // its A1, ranges of ~124, 0.129 with 1, 0.189 with 4; the all-electron's 1,287 strings 2.18 with 1,
       // 2.37 with 4)
-      team_size_ = options.team_size > 0 ? options.team_size : cispmv::impl::is_gpu_space_v<Exec> ? 128 : 1;
+      team_size_ = tiles ? 1 : options.team_size > 0 ? options.team_size : cispmv::impl::is_gpu_space_v<Exec> ? 128 : 1;
+      if (tiles && options.team_size > 1) {
+        throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: team size " + std::to_string(options.team_size) +
+                                    " (the tile kernel's teams are one thread)");
+      }
       if (mma && gpu && team_size_ > 128) {
         throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: team size " + std::to_string(team_size_) +
                                     " (the mma kernel's teams: at most 128 threads)");
@@ -925,7 +1096,10 @@ class FactoredHamiltonian {
       for (int a = 0; a < h.na; ++a) {
         const auto batches =
             static_cast<int>(h.ab_ptr[static_cast<std::size_t>(a) + 1] - h.ab_ptr[static_cast<std::size_t>(a)]);
-        const int p = mma ? parts : std::max(1, std::min(parts, batches));
+        const int units =
+            tiles ? static_cast<int>(h.mu_ptr[static_cast<std::size_t>(a) + 1] - h.mu_ptr[static_cast<std::size_t>(a)])
+                  : batches;
+        const int p = mma ? parts : std::max(1, std::min(parts, units));
         for (int k = 0; k < p; ++k) {
           ia.push_back(a);
           part.push_back(k);
@@ -1002,7 +1176,11 @@ class FactoredHamiltonian {
                                   " entries and y " + std::to_string(y.extent(0)) + ", the space " +
                                   std::to_string(rows_) + " determinants");
     }
-    if (kernel_ == FactoredOptions::Kernel::mma) {
+    if (kernel_ == FactoredOptions::Kernel::tiles) {
+      if (slots_ > 1) scale(beta, y);
+      launch_teams(impl::FactoredTileKernel<Exec, XView, YView>{d_, x, y, alpha, beta, task_ia_, task_first_, task_end_,
+                                                                slots_ > 1, 0, impl::host_simd::avx512_available()});
+    } else if (kernel_ == FactoredOptions::Kernel::mma) {
       if (slots_ > 1) scale(beta, y);
       launch_teams(impl::FactoredMmaKernel<Exec, XView, YView>{d_, x, y, alpha, beta, task_ia_, task_first_, task_end_,
                                                                slots_ > 1, 0});
@@ -1051,11 +1229,12 @@ class FactoredHamiltonian {
 
   static std::size_t vector_bytes(const impl::FactoredHost& h) {
     auto b = [](const auto& v) { return v.size() * sizeof(v[0]); };
-    return b(h.a_string) + b(h.a_rowbase) + b(h.a_lo) + b(h.a_hi) + b(h.q_rank) + b(h.q_position) + b(h.aa_ptr) +
-           b(h.aa_col) + b(h.aa_val) + b(h.bb_ptr) + b(h.bb_count) + b(h.bb_col) + b(h.bb_val) + b(h.be_ptr) +
-           b(h.be_count) + b(h.be_data) + b(h.ab_ptr) + b(h.ab_class) + b(h.ab_ja) + b(h.ab_pair) + b(h.ab_sign) +
-           b(h.ab_lo) + b(h.ab_len) + b(h.eri) + b(h.cls_ptr) + b(h.cls_pair) + b(h.table) + b(h.mu_ptr) +
-           b(h.mu_batch) + b(h.mu_ksteps) + b(h.mu_pair) + b(h.mu_pairs) + b(h.mu_lo) + b(h.mu_len);
+    return b(h.a_string) + b(h.a_rowbase) + b(h.a_lo) + b(h.a_hi) + b(h.q_rank) + b(h.q_position) + b(h.q_block_end) +
+           b(h.aa_ptr) + b(h.aa_col) + b(h.aa_val) + b(h.bb_ptr) + b(h.bb_count) + b(h.bb_col) + b(h.bb_val) +
+           b(h.be_ptr) + b(h.be_count) + b(h.be_data) + b(h.ab_ptr) + b(h.ab_class) + b(h.ab_ja) + b(h.ab_pair) +
+           b(h.ab_sign) + b(h.ab_lo) + b(h.ab_len) + b(h.eri) + b(h.cls_ptr) + b(h.cls_pair) + b(h.pair_slot) +
+           b(h.table) + b(h.mu_ptr) + b(h.mu_batch) + b(h.mu_ksteps) + b(h.mu_pair) + b(h.mu_pairs) + b(h.mu_lo) +
+           b(h.mu_len);
   }
 
   Exec exec_;

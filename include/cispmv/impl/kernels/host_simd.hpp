@@ -285,4 +285,34 @@ __attribute__((target("avx512f,avx512vl,avx2,fma"))) inline void block_walk(
     for (int z = 0; z < Z; ++z) _mm512_storeu_pd(out + (8 * Z) * r + 8 * z, acc[r][z]);
 }
 #endif
+
+#if CISPMV_HOST_SIMD
+/// The factored CI Hamiltonian's tile on CPUs (ci/factored.hpp, FactoredTileKernel): W = A B for A
+/// (rows x k, row-major), B (k x 8) and W (rows x 8), the 8 columns positions of x. A row of W is a zmm
+/// register, four rows' chains of fused multiply-adds at once, A's values broadcast from memory.
+__attribute__((target("avx512f,avx512vl,avx2,fma"))) inline void factored_tile_avx512(const double* A, int rows, int k,
+                                                                                      const double* B, double* W) {
+  int m = 0;
+  for (; m + 4 <= rows; m += 4) {
+    __m512d w0 = _mm512_setzero_pd(), w1 = w0, w2 = w0, w3 = w0;
+    const double* a = A + static_cast<std::ptrdiff_t>(m) * k;
+    for (int c = 0; c < k; ++c) {
+      const __m512d b = _mm512_loadu_pd(B + 8 * c);
+      w0 = _mm512_fmadd_pd(_mm512_set1_pd(a[c]), b, w0);
+      w1 = _mm512_fmadd_pd(_mm512_set1_pd(a[k + c]), b, w1);
+      w2 = _mm512_fmadd_pd(_mm512_set1_pd(a[2 * k + c]), b, w2);
+      w3 = _mm512_fmadd_pd(_mm512_set1_pd(a[3 * k + c]), b, w3);
+    }
+    _mm512_storeu_pd(W + 8 * m, w0);
+    _mm512_storeu_pd(W + 8 * (m + 1), w1);
+    _mm512_storeu_pd(W + 8 * (m + 2), w2);
+    _mm512_storeu_pd(W + 8 * (m + 3), w3);
+  }
+  for (; m < rows; ++m) {
+    __m512d w = _mm512_setzero_pd();
+    for (int c = 0; c < k; ++c) w = _mm512_fmadd_pd(_mm512_set1_pd(A[m * k + c]), _mm512_loadu_pd(B + 8 * c), w);
+    _mm512_storeu_pd(W + 8 * m, w);
+  }
+}
+#endif
 }  // namespace cispmv::impl::host_simd
