@@ -466,10 +466,12 @@ class Suite {
       bool lists = false;      // scatter: the replacement lists' walk
     };
     std::vector<Shape> shapes{{FK::automatic, 0, 0, 0}};
-    if (!impl::is_gpu_space_v<Exec>) {  // CPUs: the rows kernel, and the scatter kernel's table walk
-      shapes.insert(
-          shapes.end(),
-          {{FK::rows, 0, 0, 0}, {FK::scatter, 0, 1, 8, true}, {FK::scatter, 0, 1, 8}, {FK::scatter, 0, 1, 16}});
+    if (!impl::is_gpu_space_v<Exec>) {  // CPUs: the tile kernel, the rows kernel, the scatter kernel's walks
+      shapes.insert(shapes.end(), {{FK::tiles, 0, 1, 0},
+                                   {FK::rows, 0, 0, 0},
+                                   {FK::scatter, 0, 1, 8, true},
+                                   {FK::scatter, 0, 1, 8},
+                                   {FK::scatter, 0, 1, 16}});
     }
     if (impl::is_gpu_space_v<Exec>) {
       shapes.insert(shapes.end(), {{FK::mma, 0, 0, 0},
@@ -521,8 +523,11 @@ class Suite {
                       : k == FK::scatter ? "scatter"
                       : k == FK::teams   ? "teams"
                                          : "rows")
-                  << (F->scatter_lists() ? " lists" : "") << " (team " << F->team_size() << ", "
-                  << (k != FK::teams ? "parts " : "slots ") << F->slots() << ", batch " << F->batch() << ")\n";
+                  << (F->scatter_lists() ? " lists" : "") << " (team " << F->team_size()
+                  << (k == FK::teams  ? ", slots "
+                      : k == FK::rows ? ""
+                                      : ", parts ")
+                  << (k == FK::rows ? std::string() : std::to_string(F->slots())) << ", batch " << F->batch() << ")\n";
         const double bytes = static_cast<double>(F->bytes()) + 2.0 * sizeof(Scalar) * host_.num_rows;
         return Prepared{[F, this] { F->apply(1.0, x_, 0.0, y_); }, bytes};
       });

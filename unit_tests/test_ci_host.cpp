@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -718,6 +719,36 @@ TEST(CiHost, BlockwiseEigenSolvesUncoupledBlocksAlone) {
   EXPECT_EQ(cispmv::solvers::blockwise_eigen(a, n, unlabelled).vectors, whole.vectors);
   EXPECT_THROW(cispmv::solvers::blockwise_eigen(a, n, std::vector<int>(n - 1, 0)), std::invalid_argument);
   EXPECT_THROW(cispmv::solvers::blockwise_eigen({1.0, 2.0}, 2, {0, 0}), std::invalid_argument);
+}
+
+// The tile kernel's product W = A B (8 columns), in portable C++ and, where the CPU has it, in AVX-512,
+// against the sums written out, for row counts around its groups of 4.
+TEST(CiHost, FactoredTileIsTheProduct) {
+  cispmv::test::Rng rng(11);
+  for (const int rows : {1, 3, 4, 7, 41, 64}) {
+    for (const int k : {8, 24}) {
+      std::vector<double> A(static_cast<std::size_t>(rows) * k), B(8 * static_cast<std::size_t>(k)), want(8 * rows);
+      for (double& v : A) v = rng.uniform() - 0.5;
+      for (double& v : B) v = rng.uniform() - 0.5;
+      for (int r = 0; r < rows; ++r) {
+        for (int j = 0; j < 8; ++j) {
+          double s = 0.0;
+          for (int c = 0; c < k; ++c) s += A[r * k + c] * B[8 * c + j];
+          want[8 * r + j] = s;
+        }
+      }
+      std::vector<double> W(8 * rows, std::numeric_limits<double>::quiet_NaN());
+      cispmv::impl::factored_tile(A.data(), rows, k, B.data(), W.data());
+      for (int i = 0; i < 8 * rows; ++i) ASSERT_NEAR(W[i], want[i], 1e-14) << "portable, rows " << rows << " k " << k;
+#if CISPMV_HOST_SIMD
+      if (cispmv::impl::host_simd::avx512_available()) {
+        std::fill(W.begin(), W.end(), std::numeric_limits<double>::quiet_NaN());
+        cispmv::impl::host_simd::factored_tile_avx512(A.data(), rows, k, B.data(), W.data());
+        for (int i = 0; i < 8 * rows; ++i) ASSERT_NEAR(W[i], want[i], 1e-14) << "AVX-512, rows " << rows << " k " << k;
+      }
+#endif
+    }
+  }
 }
 
 // ------------------------------------------------------------------------------- the command

@@ -549,8 +549,9 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
                               Kokkos::ParallelForTag()));
     // the scatter kernel: one team per alpha string, or 3 (a ragged split of the batches and positions;
     // y accumulated atomically), or as many as the backend asks for; batches of 8 and 16
-    // the mma kernel: teams of 2 warps on GPUs (2 threads, each a warp, on CPUs) and of 4 (1 on CPUs: no
-    // atomics), one team per alpha string or 3 sharing its tiles
+    // the mma kernel: teams of 2, 4 and 3 warps on GPUs (on CPUs 2 threads, each a warp, then 1: no atomics),
+    // one team per alpha string, 3 sharing its tiles, or the automatic parts; the tile kernel (teams of one
+    // thread) with one team per alpha string or 2 taking every other unit
     const bool gpu = cispmv::impl::is_gpu_space_v<TEST_EXECSPACE>;
     struct Variant {
       Kernel kernel;
@@ -616,6 +617,34 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
   const cispmv::ci::FactoredHamiltonian<TEST_EXECSPACE> F(TEST_EXECSPACE(), dump, space);
   Kokkos::View<double*, TEST_MEMSPACE> x("x", space.size() + 1), y("y", space.size());
   EXPECT_THROW(F.apply(1.0, x, 0.0, y), std::invalid_argument);
+  // options a kernel cannot take are refused; `automatic` with the scatter kernel's options takes that kernel
+  using Kernel = cispmv::ci::FactoredOptions::Kernel;
+  auto with = [](Kernel k, int batch, int team, bool lists) {
+    cispmv::ci::FactoredOptions o;
+    o.kernel = k;
+    o.batch = batch;
+    o.team_size = team;
+    o.scatter_lists = lists;
+    return o;
+  };
+  auto build = [&](const cispmv::ci::FactoredOptions& o) {
+    return cispmv::ci::FactoredHamiltonian<TEST_EXECSPACE>(TEST_EXECSPACE(), dump, space, o);
+  };
+  EXPECT_THROW(build(with(Kernel::tiles, 4, 0, false)), std::invalid_argument);
+  EXPECT_THROW(build(with(Kernel::tiles, 0, 2, false)), std::invalid_argument);
+  EXPECT_THROW(build(with(Kernel::mma, 8, 0, false)), std::invalid_argument);
+  EXPECT_THROW(build(with(Kernel::scatter, 4, 0, false)), std::invalid_argument);
+  EXPECT_THROW(build(with(Kernel::tiles, 8, 0, true)), std::invalid_argument);
+  if (cispmv::impl::is_gpu_space_v<TEST_EXECSPACE>) {
+    EXPECT_THROW(build(with(Kernel::mma, 0, 48, false)), std::invalid_argument);
+    EXPECT_THROW(build(with(Kernel::mma, 0, 256, false)), std::invalid_argument);
+  }
+  EXPECT_EQ(build(with(Kernel::automatic, 16, 0, false)).kernel(), Kernel::scatter);
+  EXPECT_EQ(build(with(Kernel::automatic, 0, 0, true)).kernel(), Kernel::scatter);
+  EXPECT_EQ(build(with(Kernel::automatic, 0, 0, false)).kernel(),
+            !cispmv::impl::is_gpu_space_v<TEST_EXECSPACE> && cispmv::impl::host_simd::avx512_available()
+                ? Kernel::tiles
+                : Kernel::scatter);
 }
 
 namespace {

@@ -69,29 +69,30 @@ struct FactoredOptions {
   /// AVX-512, else `scatter`'s lists' walk at batch 8 (a team of one thread per alpha string, no atomics). The
   /// tests run every kernel on every backend.
   /// `mma`: the scatter kernel's alpha-beta sum as small matrix products on the tensor cores
-  /// (FactoredMmaKernel: DMMA on GPUs of compute capability 8.0 or later, warp shuffles before them; on CPUs
-  /// a warp's lanes emulated by one thread, for the tests). Not faster than `scatter` on an H100 or H200 for
-  /// the H2O/6-31G spaces (session 28), so never `automatic`.
+  /// (FactoredMmaKernel: DMMA on CUDA GPUs of compute capability 8.0 or later, warp shuffles before them; on
+  /// CPUs a warp's lanes emulated by one thread, for the tests; other GPU backends refuse it). Not faster than
+  /// `scatter` on an H100 or H200 for the H2O/6-31G spaces (session 28), so never `automatic`.
   /// `tiles`: the mma kernel's tiles of the alpha-beta sum formed by the CPU's vector unit (FactoredTileKernel:
   /// AVX-512 where the CPU has it), their terms taken through each position's lists; teams of one thread.
   enum class Kernel { automatic, teams, rows, scatter, mma, tiles } kernel = Kernel::automatic;
   /// Team size of the team kernels (0: scatter 128; teams 128 on GPUs, 256 for more than ~524K
   /// determinants; 1 on CPUs; at most 256), beta strings per thread of `teams` (0: as many as keep ~1,024
   /// teams busy; at most 4) and teams per alpha string of `scatter` (0: 4 where the alpha strings' beta ranges
-  /// average 256 or more, else 1; at most the string's batches) and of `mma` (0: on GPUs 4 where there are
-  /// fewer than 512 alpha strings and their ranges average 256 or more, else 1; its teams: 32 to 128 threads
-  /// on GPUs, 0 for 128).
+  /// average 256 or more, else 1; at most the string's batches), of `mma` (0: on GPUs 4 where there are fewer
+  /// than 512 alpha strings and their ranges average 256 or more, else 1; its teams on GPUs whole warps, 32 to
+  /// 128 threads, 0 for 128) and of `tiles` (0: 1; each takes every parts-th unit of the string; its teams
+  /// one thread).
   int team_size = 0;
   int slots = 0;
   int parts = 0;
   /// `scatter` at a batch of 8: walk each source's own replacements of the class (its lists; the
   /// integrals a gather of the pair's row) rather than every pair of the class (the table; a broadcast).
-  /// What `automatic` takes on CPUs.
+  /// What `automatic` takes on CPUs without AVX-512.
   bool scatter_lists = false;
   /// Alpha replacements per batch: `teams` stages 2 or 4 rows of x at a time (0: 4; the all-electron
   /// H2O/6-31G's 4 rows, 44 KB, exceed Kokkos 3.4's 40 KB of level-0 scratch on CUDA and run from level 1),
   /// `scatter` holds 8 or 16 values of x per thread (0: 16 on GPUs, 8 on CPUs and for the lists' walk), `rows`
-  /// takes any of 2, 4, 8, 16 (0: 4), `mma` 4 (a k-step of its products; 0: 4).
+  /// takes any of 2, 4, 8, 16 (0: 4), `mma` 4 (a k-step of its products; 0: 4), `tiles` 8 (0: 8).
   int batch = 0;
 };
 
@@ -166,9 +167,8 @@ struct FactoredHost {
   // the scatter kernel's view of the beta replacements: pairs by class (cls_pair[cls_ptr[c]..cls_ptr[c + 1]))
   // and, per pair of that order m and position q, the target position and sign of the pair's replacement
   // in q's string (E_rs or E_sr, whichever the string allows; E_rr keeps an occupied r):
-  // table[m * nb + q] = target << 1 | negative, or -1
-  // table[m * table_stride + q]; rows padded with -1 to a multiple of 8 positions (the mma kernel reads the
-  // entries of 8 positions from one row)
+  // table[m * table_stride + q] = target << 1 | negative, or -1; rows padded with -1 to a multiple of 8
+  // positions (the mma kernel reads the entries of 8 positions from one row)
   std::vector<std::int32_t> cls_ptr, cls_pair, table;
   int table_stride = 0;
   int max_class_pairs = 0;
@@ -183,8 +183,8 @@ struct FactoredHost {
   std::size_t alpha_beta_terms = 0;  ///< beta entries visited by one product (the cost model's unit)
 };
 
-/// `table`: build FactoredHost::table (the scatter kernel's walk over every pair of a class; pairs x beta
-/// strings x 4 bytes), which no other kernel reads.
+/// `table`: build FactoredHost::table (pairs x beta strings x 4 bytes), which only the scatter kernel's walk
+/// over every pair of a class and the mma kernel read.
 FactoredHost factor_hamiltonian(const ci::FciDump& integrals, const ci::DeterminantSpace& space,
                                 const ci::FactoredOptions& options, int batch = factored_batch, bool table = false);
 /// The units of the mma and tile kernels (FactoredHost::mu_*): each alpha string's batches in runs of one
@@ -877,6 +877,29 @@ struct FactoredMmaKernel {
   }
 };
 
+/// The tile kernel's product W = A B for A (rows x k, row-major), B (k x 8) and W (rows x 8) in portable C++,
+/// four rows at a time (host_simd::factored_tile_avx512 is the same in AVX-512).
+KOKKOS_INLINE_FUNCTION void factored_tile(const double* A, int rows, int k, const double* B, double* W) {
+  int m = 0;
+  for (; m + 4 <= rows; m += 4) {
+    double acc[4][8] = {};
+    for (int c = 0; c < k; ++c) {
+      for (int r = 0; r < 4; ++r) {
+        const double v = A[(m + r) * k + c];
+        for (int j = 0; j < 8; ++j) acc[r][j] += v * B[8 * c + j];
+      }
+    }
+    for (int r = 0; r < 4; ++r)
+      for (int j = 0; j < 8; ++j) W[8 * (m + r) + j] = acc[r][j];
+  }
+  for (; m < rows; ++m) {
+    double acc[8] = {};
+    for (int c = 0; c < k; ++c)
+      for (int j = 0; j < 8; ++j) acc[j] += A[m * k + c] * B[8 * c + j];
+    for (int j = 0; j < 8; ++j) W[8 * m + j] = acc[j];
+  }
+}
+
 /// CPUs: the alpha-beta sum as the mma kernel forms it, tiles of W = A B, but with the CPU's vector unit
 /// and the scatter kernel's lists. For alpha string ia and a unit of its replacements of one class (up to
 /// factored_tile_batches batches of 8) against the class's pairs (up to 64), a tile of 8 positions q:
@@ -986,24 +1009,7 @@ struct FactoredTileKernel {
       return;
     }
 #endif
-    int m = 0;  // portable C++, four rows at a time
-    for (; m + 4 <= rows; m += 4) {
-      double acc[4][8] = {};
-      for (int c = 0; c < k; ++c) {
-        for (int r = 0; r < 4; ++r) {
-          const double v = A[(m + r) * k + c];
-          for (int j = 0; j < 8; ++j) acc[r][j] += v * B[8 * c + j];
-        }
-      }
-      for (int r = 0; r < 4; ++r)
-        for (int j = 0; j < 8; ++j) W[8 * (m + r) + j] = acc[r][j];
-    }
-    for (; m < rows; ++m) {
-      double acc[8] = {};
-      for (int c = 0; c < k; ++c)
-        for (int j = 0; j < 8; ++j) acc[j] += A[m * k + c] * B[8 * c + j];
-      for (int j = 0; j < 8; ++j) W[8 * m + j] = acc[j];
-    }
+    factored_tile(A, rows, k, B, W);
   }
 };
 
@@ -1028,9 +1034,11 @@ class FactoredHamiltonian {
     using K = FactoredOptions::Kernel;
     // automatic: on GPUs the scatter kernel's table walk at batch 16; on CPUs with AVX-512 the tile kernel
     // (our 2 cores, session 28: frozen core 23.9 ms against the scatter kernel's lists' walk 41.3, all-electron
-    // 0.267 s against 0.517), elsewhere that lists' walk at batch 8 (the tiles in portable C++: 49.6 and 534)
+    // 0.267 s against 0.517), elsewhere, or where the options ask for the scatter kernel's batch, lists or
+    // teams, that lists' walk at batch 8 (the tiles in portable C++: 49.6 ms and 0.534 s)
     const bool gpu = cispmv::impl::is_gpu_space_v<Exec>;
-    const bool auto_tiles = !gpu && impl::host_simd::avx512_available();
+    const bool auto_tiles = !gpu && impl::host_simd::avx512_available() && !options.scatter_lists &&
+                            (options.batch == 0 || options.batch == 8) && options.team_size <= 1;
     kernel_ = options.kernel != K::automatic ? options.kernel : auto_tiles ? K::tiles : K::scatter;
     const bool mma = kernel_ == K::mma, tiles = kernel_ == K::tiles;
     teams_ = kernel_ == K::teams;
@@ -1049,9 +1057,17 @@ class FactoredHamiltonian {
       throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: batch " + std::to_string(options.batch) +
                                   " (0; teams 2 or 4, scatter 8 or 16, mma 4, tiles 8, rows 2, 4, 8 or 16)");
     }
-    if (mma && gpu && options.team_size % 32 != 0) {
+    if (mma && gpu && (options.team_size % 32 != 0 || options.team_size > 128)) {
       throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: team size " + std::to_string(options.team_size) +
                                   " (the mma kernel's teams on a GPU are whole warps: 0, 32, 64, 96 or 128)");
+    }
+    if (mma && gpu && !impl::warp_mma_runs<Exec>) {
+      throw std::invalid_argument(
+          "cispmv::ci::FactoredHamiltonian: the mma kernel runs on CUDA GPUs and on CPUs, not on this backend");
+    }
+    if (tiles && options.team_size > 1) {
+      throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: team size " + std::to_string(options.team_size) +
+                                  " (the tile kernel's teams are one thread: 0 or 1)");
     }
     if (lists_ && (kernel_ != K::scatter || batch != 8)) {
       throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: scatter_lists needs the scatter kernel at batch 8");
@@ -1075,18 +1091,10 @@ class FactoredHamiltonian {
       // 495, 0.273 against 0.298; its A1 (ranges of ~124) 0.105 with 1 part, 4 parts at batch 8 0.140)
       // mma: teams of 4 warps, 4 teams per alpha string where there are fewer than 512 alpha strings whose
       // ranges average 256 or more, else 1; the teams of an alpha string share its tiles of positions
-      // (s28-m2, H100: the frozen core's 495 strings of ranges of 495, 0.334 ms with 4 parts, 0.352 with 1;
-      // its A1, ranges of ~124, 0.129 with 1, 0.189 with 4; the all-electron's 1,287 strings 2.18 with 1,
-      // 2.37 with 4)
+      // (s28-m2, H100, measured with H_alpha (x) 1 by products, since taken out: the frozen core's 495 strings
+      // of ranges of 495, 0.334 ms with 4 parts, 0.352 with 1; its A1, ranges of ~124, 0.129 with 1, 0.189
+      // with 4; the all-electron's 1,287 strings 2.18 with 1, 2.37 with 4)
       team_size_ = tiles ? 1 : options.team_size > 0 ? options.team_size : cispmv::impl::is_gpu_space_v<Exec> ? 128 : 1;
-      if (tiles && options.team_size > 1) {
-        throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: team size " + std::to_string(options.team_size) +
-                                    " (the tile kernel's teams are one thread)");
-      }
-      if (mma && gpu && team_size_ > 128) {
-        throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: team size " + std::to_string(team_size_) +
-                                    " (the mma kernel's teams: at most 128 threads)");
-      }
       const double mean_range = static_cast<double>(h.rows) / std::max(1, h.na);
       const int parts = options.parts > 0          ? options.parts
                         : mma                      ? (gpu && h.na < 512 && mean_range >= 256 ? 4 : 1)
@@ -1162,7 +1170,7 @@ class FactoredHamiltonian {
   FactoredOptions::Kernel kernel() const { return kernel_; }
   bool scatter_lists() const { return lists_; }
   /// Whether products run the `teams` kernel, the team size of the team kernels, and beta strings per
-  /// thread (`teams`) or the most teams an alpha string takes (`scatter`).
+  /// thread (`teams`) or the most teams an alpha string takes (`scatter`, `mma`, `tiles`).
   bool team_kernel() const { return teams_; }
   int team_size() const { return team_size_; }
   int slots() const { return slots_; }
@@ -1210,7 +1218,8 @@ class FactoredHamiltonian {
   }
 
  private:
-  // a team kernel f (FactoredTeamKernel or FactoredScatterKernel: its Policy, scratch_bytes and level) with
+  // a team kernel f (FactoredTeamKernel, FactoredScatterKernel, FactoredMmaKernel or FactoredTileKernel: its
+  // Policy, scratch_bytes and level) with
   // a team per task, in level-0 scratch where it fits, else level 1
   template <class F>
   void launch_teams(F f) const {

@@ -16,11 +16,21 @@
 
 #include "cispmv/impl/backend.hpp"
 
+#include <type_traits>
+
 namespace cispmv::impl {
 
 /// Lanes of a warp that one thread of Exec holds (see the file's comment).
 template <class Exec>
 inline constexpr int warp_lanes = is_gpu_space_v<Exec> ? 1 : 32;
+
+/// Whether warp_mma_8x8x4 runs on Exec: CPUs and CUDA (whose warps are 32 threads); not other GPU backends.
+template <class Exec>
+inline constexpr bool warp_mma_runs =
+#if defined(KOKKOS_ENABLE_CUDA)
+    std::is_same_v<Exec, Kokkos::Cuda> ||
+#endif
+    !is_gpu_space_v<Exec>;
 
 /// The lane of the calling thread in its warp (0 on CPUs, where a thread holds every lane).
 KOKKOS_FORCEINLINE_FUNCTION int lane_in_warp() {
