@@ -916,6 +916,7 @@ TEST(CiHost, CiCommandBuildsCsellInBlocksWhenItsCsrDoesNotFit) {
   cispmv::app::CiCommandOptions opts;
   opts.fcidump = data_path("h2o_631g_fc.fcidump");  // A1 full CI: 61,441 determinants, ~300 MB of CSR
   opts.level = 8;
+  opts.roots = 6;  // (up to 5 roots --format auto takes the factored Hamiltonian for full CI)
   opts.max_memory = "320M";
   std::ostringstream out;
   ASSERT_EQ(cispmv::app::ci_command(opts, out), 0) << out.str();

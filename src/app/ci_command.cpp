@@ -307,19 +307,21 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
     possible_irreps = __builtin_popcount(reach);
   }
   const bool may_fall_back = options.format == "auto" && options.write_mtx.empty();
-  // On a GPU, --format auto takes the factored Hamiltonian for full CI wherever its Davidson vectors fit:
-  // its products are as fast as csell's or faster (s27-g2, H200: all-electron H2O/6-31G 1.93 ms against
-  // 2.11, frozen core 0.273 against 0.269, its A1 0.105 against 0.137) and there is no matrix to build
-  // (s26-f3: 0.73 s end to end against 1.03 with csell, when its products were 2.4x slower). Truncated
-  // spaces keep the model's choice (the factored walk visits the replacements a truncation leaves out), and
-  // so do more than 5 roots (the factored Hamiltonian multiplies one vector at a time; s26-f3: --roots 5
-  // factored 1.19 s, about what csell's block products take).
-  if (!on_host && may_fall_back && options.level >= dump.num_electrons && options.roots <= 5 &&
+  // --format auto takes the factored Hamiltonian for full CI wherever its Davidson vectors fit. On a GPU its
+  // products are as fast as csell's or faster (s27-g2, H200: all-electron H2O/6-31G 1.93 ms against 2.11,
+  // frozen core 0.273 against 0.269, its A1 0.105 against 0.137) and there is no matrix to build (s26-f3: 0.73 s
+  // end to end against 1.03 with csell, when its products were 2.4x slower). On CPUs (session 28, our 2 cores,
+  // the tile kernel) the all-electron H2O/6-31G full CI took 11.6 s and 0.96 GB against the assembled matrix's
+  // 38.9 s and 13.9 GB, the frozen core 1.13 s against 2.86, and its 5 roots 4.06 s against csell's block products'
+  // 5.56. Truncated spaces keep the model's choice (the factored walk visits the replacements a truncation leaves
+  // out), and so do more than 5 roots (the factored Hamiltonian multiplies one vector at a time; s26-f3:
+  // --roots 5 factored 1.19 s, about what csell's block products take on a GPU).
+  if (may_fall_back && options.level >= dump.num_electrons && options.roots <= 5 &&
       factored_fits(count, possible_irreps > 1 ? possible_irreps : 0)) {
     factored = true;
     out << "automatic format choice: full CI on " << Exec::name()
-        << ": the factored Hamiltonian, never assembled (its products are as fast as csell's or faster on a "
-           "GPU, and no matrix is built)"
+        << ": the factored Hamiltonian, never assembled (its products are as fast as the assembled matrix's or "
+           "faster, and no matrix is built)"
         << std::endl;
   }
   // A first look at the matrix before the space is built (which takes seconds and gigabytes for a

@@ -88,7 +88,7 @@ int main(int argc, char* argv[]) {
       ->add_option(
           "--format", ci.format,
           "format of the Davidson SpMV: auto (the model of choose_format; the factored Hamiltonian for full CI "
-          "on a GPU and where the matrix would not fit), " +
+          "up to 5 roots and where the matrix would not fit), " +
               format_list +
               ", or factored (the Hamiltonian never assembled: applied from its integrals and string lists) "
               "(default auto)")
