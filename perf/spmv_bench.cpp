@@ -464,8 +464,14 @@ class Suite {
       FK kernel;
       int team, slots, batch;  // slots: teams' beta strings per thread, scatter's parts
       bool lists = false;      // scatter: the replacement lists' walk
+      ci::FactoredOptions::Terms terms = ci::FactoredOptions::Terms::all;
+      int positions = 0;  // scatter's table walk: source positions a thread
     };
-    std::vector<Shape> shapes{{FK::automatic, 0, 0, 0}};
+    // the automatic kernel's two parts, each timed alone (checked by adding the other's product)
+    using Terms = ci::FactoredOptions::Terms;
+    std::vector<Shape> shapes{{FK::automatic, 0, 0, 0},
+                              {FK::automatic, 0, 0, 0, false, Terms::same_spin},
+                              {FK::automatic, 0, 0, 0, false, Terms::alpha_beta}};
     if (!impl::is_gpu_space_v<Exec>) {  // CPUs: the tile kernel, the rows kernel, the scatter kernel's walks
       shapes.insert(shapes.end(), {{FK::tiles, 0, 1, 0},
                                    {FK::rows, 0, 0, 0},
@@ -480,6 +486,8 @@ class Suite {
                                    {FK::mma, 0, 4, 0},
                                    {FK::mma, 64, 0, 0},
                                    {FK::scatter, 0, 0, 0},
+                                   {FK::scatter, 0, 0, 16, false, Terms::all, 2},
+                                   {FK::scatter, 0, 0, 16, false, Terms::alpha_beta, 2},
                                    {FK::scatter, 0, 1, 8},
                                    {FK::scatter, 0, 4, 8},
                                    {FK::scatter, 0, 1, 8, true},
@@ -503,7 +511,11 @@ class Suite {
           (shape.slots == 0            ? std::string()
            : shape.kernel != FK::teams ? "/parts:" + std::to_string(shape.slots)
                                        : "/slots:" + std::to_string(shape.slots)) +
-          (shape.batch == 0 ? std::string() : "/batch:" + std::to_string(shape.batch)) + (shape.lists ? "/lists" : "");
+          (shape.batch == 0 ? std::string() : "/batch:" + std::to_string(shape.batch)) + (shape.lists ? "/lists" : "") +
+          (shape.positions == 0 ? std::string() : "/positions:" + std::to_string(shape.positions)) +
+          (shape.terms == Terms::same_spin    ? "/same-spin"
+           : shape.terms == Terms::alpha_beta ? "/alpha-beta"
+                                              : "");
       add(label, [this, dump, space, shape] {
         Kokkos::Timer t;
         ci::FactoredOptions options;
@@ -513,6 +525,8 @@ class Suite {
         options.parts = shape.kernel != FK::teams ? shape.slots : 0;
         options.batch = shape.batch;
         options.scatter_lists = shape.lists;
+        options.terms = shape.terms;
+        options.positions = shape.positions;
         auto F = std::make_shared<ci::FactoredHamiltonian<Exec>>(Exec(), *dump, *space, options);
         const FK k = F->kernel();
         std::cerr << "spmv_bench: ci-factored built in " << t.seconds() << " s: " << F->bytes() * 1e-6 << " MB, "
@@ -523,13 +537,25 @@ class Suite {
                       : k == FK::scatter ? "scatter"
                       : k == FK::teams   ? "teams"
                                          : "rows")
-                  << (F->scatter_lists() ? " lists" : "") << " (team " << F->team_size()
+                  << (F->scatter_lists() ? " lists" : "") << (F->positions() > 1 ? " two positions" : "") << " (team "
+                  << F->team_size()
                   << (k == FK::teams  ? ", slots "
                       : k == FK::rows ? ""
                                       : ", parts ")
                   << (k == FK::rows ? std::string() : std::to_string(F->slots())) << ", batch " << F->batch() << ")\n";
         const double bytes = static_cast<double>(F->bytes()) + 2.0 * sizeof(Scalar) * host_.num_rows;
-        return Prepared{[F, this] { F->apply(1.0, x_, 0.0, y_); }, bytes};
+        Prepared p{[F, this] { F->apply(1.0, x_, 0.0, y_); }, bytes};
+        if (shape.terms != Terms::all) {  // checked with the other part's product added
+          options.terms = shape.terms == Terms::same_spin ? Terms::alpha_beta : Terms::same_spin;
+          auto G = std::make_shared<ci::FactoredHamiltonian<Exec>>(Exec(), *dump, *space, options);
+          p.check = [F, G, this] {
+            return verify([F, G, this] {
+              F->apply(1.0, x_, 0.0, y_);
+              G->apply(1.0, x_, 1.0, y_);
+            });
+          };
+        }
+        return p;
       });
     }
   }
@@ -717,10 +743,15 @@ class Suite {
     }
   }
 
-  /// Runs once into a NaN-poisoned y and compares with the host oracle; "" if right.
-  std::string verify() {
+  /// Runs once (the benchmark's product, or `run`) into a NaN-poisoned y and compares with the host oracle;
+  /// "" if right.
+  std::string verify(const std::function<void()>& run = {}) {
     Kokkos::deep_copy(y_, std::numeric_limits<Scalar>::quiet_NaN());
-    current_->run();
+    if (run) {
+      run();
+    } else {
+      current_->run();
+    }
     Exec().fence();
     auto hy = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y_);
     for (int i = 0; i < host_.num_rows; ++i) {

@@ -559,14 +559,16 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
       int batch;           // alpha replacements per batch (0: the kernel's own)
       bool lists = false;  // scatter: the replacement lists' walk
       int team = 0;        // team size (0: the test's, above)
+      int positions = 0;   // scatter's table walk: source positions a thread
     };
     for (const Variant v :
          {Variant{Kernel::rows, 0, 0}, Variant{Kernel::teams, 1, 0}, Variant{Kernel::teams, 3, 0},
           Variant{Kernel::teams, 3, 2}, Variant{Kernel::rows, 0, 2}, Variant{Kernel::rows, 0, 16},
           Variant{Kernel::scatter, 1, 0}, Variant{Kernel::scatter, 3, 16}, Variant{Kernel::scatter, 0, 8},
-          Variant{Kernel::scatter, 2, 8, true}, Variant{Kernel::mma, 1, 0, false, gpu ? 64 : team},
-          Variant{Kernel::mma, 3, 0, false, gpu ? 128 : 1}, Variant{Kernel::mma, 0, 4, false, gpu ? 96 : 1},
-          Variant{Kernel::tiles, 1, 0, false, 1}, Variant{Kernel::tiles, 2, 8, false, 1}}) {
+          Variant{Kernel::scatter, 2, 16, false, gpu ? 96 : team, 2}, Variant{Kernel::scatter, 2, 8, true},
+          Variant{Kernel::mma, 1, 0, false, gpu ? 64 : team}, Variant{Kernel::mma, 3, 0, false, gpu ? 128 : 1},
+          Variant{Kernel::mma, 0, 4, false, gpu ? 96 : 1}, Variant{Kernel::tiles, 1, 0, false, 1},
+          Variant{Kernel::tiles, 2, 8, false, 1}}) {
       cispmv::ci::FactoredOptions options;
       options.kernel = v.kernel;
       options.team_size = v.team > 0 ? v.team : team;
@@ -574,8 +576,10 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
       options.parts = v.kernel == Kernel::scatter || v.kernel == Kernel::mma || v.kernel == Kernel::tiles ? v.slots : 0;
       options.batch = v.batch;
       options.scatter_lists = v.lists;
+      options.positions = v.positions;
       const cispmv::ci::FactoredHamiltonian<TEST_EXECSPACE> F(TEST_EXECSPACE(), dump, space, options);
       EXPECT_EQ(F.kernel(), v.kernel);
+      EXPECT_EQ(F.positions(), v.positions == 0 ? 1 : v.positions);
       EXPECT_EQ(F.scatter_lists(), v.lists);
       EXPECT_EQ(F.team_kernel(), v.kernel == Kernel::teams);
       if (v.batch > 0) {
@@ -593,8 +597,9 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
                                 : v.kernel == Kernel::scatter ? "scatter"
                                 : v.kernel == Kernel::mma     ? "mma"
                                                               : "tiles") +
-                               (v.lists ? " lists" : "") + " slots/parts " + std::to_string(F.slots()) + " batch " +
-                               std::to_string(F.batch()) + ": " + std::to_string(n) + " determinants";
+                               (v.lists ? " lists" : "") + " positions " + std::to_string(F.positions()) +
+                               " slots/parts " + std::to_string(F.slots()) + " batch " + std::to_string(F.batch()) +
+                               ": " + std::to_string(n) + " determinants";
       // (not mirrors: those alias hx and hy on the host)
       Kokkos::View<double*, TEST_MEMSPACE> x("x", n), y("y", n);
       Kokkos::deep_copy(x, hx);
@@ -609,6 +614,28 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
       F.apply(1.0, x, 0.0, y);
       const auto got0 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
       for (int r = 0; r < n; ++r) ASSERT_NEAR(got0(r), (want(r) - 0.5 * hy(r)) / 1.5, 1e-13 * scale) << what;
+      if (v.kernel == Kernel::scatter || v.kernel == Kernel::mma || v.kernel == Kernel::tiles) {
+        // the same-spin terms and the alpha-beta sum (FactoredOptions::terms) add up to the product, and each
+        // differs from it (neither is empty, neither the whole)
+        double part_sum_worst = 0.0, off_same = 0.0, off_ab = 0.0;
+        Kokkos::View<double*, TEST_MEMSPACE> y_same("y_same", n), y_ab("y_ab", n);
+        options.terms = cispmv::ci::FactoredOptions::Terms::same_spin;
+        cispmv::ci::FactoredHamiltonian<TEST_EXECSPACE>(TEST_EXECSPACE(), dump, space, options)
+            .apply(1.0, x, 0.0, y_same);
+        options.terms = cispmv::ci::FactoredOptions::Terms::alpha_beta;
+        cispmv::ci::FactoredHamiltonian<TEST_EXECSPACE>(TEST_EXECSPACE(), dump, space, options)
+            .apply(1.0, x, 0.0, y_ab);
+        const auto hs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y_same);
+        const auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y_ab);
+        for (int r = 0; r < n; ++r) {
+          part_sum_worst = std::max(part_sum_worst, std::abs(hs(r) + ha(r) - got0(r)));
+          off_same = std::max(off_same, std::abs(hs(r) - got0(r)));
+          off_ab = std::max(off_ab, std::abs(ha(r) - got0(r)));
+        }
+        EXPECT_LE(part_sum_worst, 1e-13 * scale) << what << " (same-spin + alpha-beta terms)";
+        EXPECT_GT(off_same, 1e-6 * scale) << what << " (the same-spin terms alone are the product)";
+        EXPECT_GT(off_ab, 1e-6 * scale) << what << " (the alpha-beta terms alone are the product)";
+      }
     }
   }
   // a vector of the wrong length is refused
@@ -635,6 +662,22 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
   EXPECT_THROW(build(with(Kernel::mma, 8, 0, false)), std::invalid_argument);
   EXPECT_THROW(build(with(Kernel::scatter, 4, 0, false)), std::invalid_argument);
   EXPECT_THROW(build(with(Kernel::tiles, 8, 0, true)), std::invalid_argument);
+  for (const int positions : {-1, 3}) {  // source positions a thread: 0, 1 or 2
+    auto o = with(Kernel::scatter, 16, 0, false);
+    o.positions = positions;
+    EXPECT_THROW(build(o), std::invalid_argument);
+  }
+  for (const auto& o2 : {with(Kernel::scatter, 8, 0, false), with(Kernel::scatter, 8, 0, true),
+                         with(Kernel::mma, 0, 0, false)}) {  // two positions: the table's walk at batch 16
+    auto o = o2;
+    o.positions = 2;
+    EXPECT_THROW(build(o), std::invalid_argument);
+  }
+  for (const Kernel k : {Kernel::rows, Kernel::teams}) {  // a part of the terms needs scatter, mma or tiles
+    auto o = with(k, 0, 0, false);
+    o.terms = cispmv::ci::FactoredOptions::Terms::same_spin;
+    EXPECT_THROW(build(o), std::invalid_argument);
+  }
   if (cispmv::impl::is_gpu_space_v<TEST_EXECSPACE>) {
     EXPECT_THROW(build(with(Kernel::mma, 0, 48, false)), std::invalid_argument);
     EXPECT_THROW(build(with(Kernel::mma, 0, 256, false)), std::invalid_argument);

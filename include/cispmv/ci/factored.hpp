@@ -94,6 +94,14 @@ struct FactoredOptions {
   /// `scatter` holds 8 or 16 values of x per thread (0: 16 on GPUs, 8 on CPUs and for the lists' walk), `rows`
   /// takes any of 2, 4, 8, 16 (0: 4), `mma` 4 (a k-step of its products; 0: 4), `tiles` 8 (0: 8).
   int batch = 0;
+  /// The terms a product forms: all of H; or, to measure a product's parts (spmv_bench times each), only the
+  /// same-spin terms H_alpha (x) 1 + 1 (x) H_beta or only the alpha-beta sum (their sum is H x). The scatter, mma
+  /// and tiles kernels; the others refuse a part.
+  enum class Terms { all, same_spin, alpha_beta } terms = Terms::all;
+  /// Source positions a thread of the scatter kernel's table walk takes at a time (0: 1): 2 loads each integral
+  /// once for two positions (the alpha-beta sum is bound by team scratch's loads on an H200, session 29), with
+  /// up to 128 registers a thread; at batch 16, teams of at most 128 threads.
+  int positions = 0;
 };
 
 /// The diagonal of the space's Hamiltonian (without the core energy), by the Slater-Condon rules on the
@@ -201,6 +209,7 @@ template <class Mem>
 struct FactoredData {
   int num_pairs = 0, nb = 0, nkb = 0, slices = 0, max_range = 0, max_batch_range = 0, batch = factored_batch,
       max_class_pairs = 0, table_stride = 0, max_unit_pairs = 0, max_unit_batches = 0;
+  bool same_spin = true, alpha_beta = true;  ///< the terms products form (FactoredOptions::terms)
   Kokkos::View<std::uint64_t*, Mem> a_string;
   Kokkos::View<std::int64_t*, Mem> a_rowbase, aa_ptr, bb_ptr, be_ptr, ab_ptr, mu_ptr, mu_batch;
   Kokkos::View<std::int32_t*, Mem> a_lo, a_hi, q_position, q_block_end, aa_col, bb_count, bb_col, be_count, ab_ja,
@@ -493,8 +502,9 @@ struct FactoredScale {
 
 /// The end of a team's product for alpha string ia, once its alpha-beta terms are in ys (its row of the
 /// result in team scratch, positions lo_a.. of ia's beta range) and a barrier has passed: 1 (x) H_beta
-/// (x's row ia staged in `row`; each thread's list entries read four at a time) and H_alpha (x) 1 (rows
-/// ja of x, coalesced; a team of one thread walks them entry by entry) at this part's positions, then the
+/// (x's row ia staged in `row`; each thread's list entries read eight at a time) and H_alpha (x) 1 (rows
+/// ja of x, coalesced: in teams two positions and four entries at a time, in a team of one thread entry by
+/// entry along the rows) at this part's positions, then the
 /// row added into y (atomically where `accumulate`: parts > 1, y scaled by beta beforehand) or written as
 /// y = beta y + alpha row.
 template <class Member, class Mem, class X, class Y, class Scratch>
@@ -507,24 +517,24 @@ KOKKOS_INLINE_FUNCTION void factored_same_spin_and_write(const Member& m, const 
   for (int k = t; k < len_a; k += T) row(k) = x(d.index(ia, lo_a + k));
   m.team_barrier();
   const int own_lo = static_cast<int>(static_cast<std::int64_t>(len_a) * part / parts);
-  const int own_hi = static_cast<int>(static_cast<std::int64_t>(len_a) * (part + 1) / parts);
+  const int own_hi = d.same_spin ? static_cast<int>(static_cast<std::int64_t>(len_a) * (part + 1) / parts) : own_lo;
   for (int k = own_lo + t; k < own_hi; k += T) {
     const int q = lo_a + k;
     double acc = 0.0;
     const std::int64_t bb = d.bb_ptr(q >> 5);
     const int count = d.bb_count(q);
     int i = 0;
-    for (; i + 4 <= count; i += 4) {  // four entries' loads in flight, then their gathers
-      int idx[4];
-      double v[4];
+    for (; i + 8 <= count; i += 8) {  // eight entries' loads in flight, then their gathers
+      int idx[8];
+      double v[8];
       CISPMV_FACTORED_UNROLL
-      for (int u = 0; u < 4; ++u) {
+      for (int u = 0; u < 8; ++u) {
         const std::int64_t at = FactoredData<Mem>::sliced(bb, q, i + u);
         idx[u] = d.bb_col(at) - lo_a;
         v[u] = d.bb_val(at);
       }
       CISPMV_FACTORED_UNROLL
-      for (int u = 0; u < 4; ++u) {
+      for (int u = 0; u < 8; ++u) {
         if (static_cast<unsigned>(idx[u]) < static_cast<unsigned>(len_a)) acc += v[u] * row(idx[u]);
       }
     }
@@ -533,16 +543,68 @@ KOKKOS_INLINE_FUNCTION void factored_same_spin_and_write(const Member& m, const 
       const int idx = d.bb_col(at) - lo_a;
       if (static_cast<unsigned>(idx) < static_cast<unsigned>(len_a)) acc += d.bb_val(at) * row(idx);
     }
-    const int kb = d.q_rank(q), pos = d.q_position(q);
-    for (std::int64_t e = T == 1 ? d.aa_ptr(ia + 1) : d.aa_ptr(ia); e < d.aa_ptr(ia + 1); ++e) {
-      const std::int32_t ja = d.aa_col(e);
-      if (static_cast<unsigned>(q - d.a_lo(ja)) < static_cast<unsigned>(d.a_hi(ja) - d.a_lo(ja))) {
-        acc += d.aa_val(e) * x(d.a_rowbase(static_cast<std::int64_t>(ja) * d.nkb + kb) + pos);
-      }
-    }
     ys(k) += acc;
   }
-  if (T == 1) {
+  if (T > 1) {
+    // H_alpha (x) 1 in teams (GPUs): each thread takes two of its positions at a time (the same positions as
+    // above: no other thread adds there) and the string's entries four at a time, so that eight gathers of
+    // x are in flight where a walk of one position's entries waited on each entry's chain of loads (s29-p2,
+    // H200: the same-spin terms alone 0.89 ms of the all-electron product's 1.95, 69 % of their stalls on
+    // L1TEX loads)
+    const std::int64_t e0 = d.aa_ptr(ia), e1 = d.aa_ptr(ia + 1);
+    for (int k0 = own_lo + t; k0 < own_hi; k0 += 2 * T) {
+      int kk[2], kb[2], pos[2];
+      double acc[2] = {0.0, 0.0};
+      CISPMV_FACTORED_UNROLL
+      for (int u = 0; u < 2; ++u) {
+        kk[u] = k0 + u * T;
+        const bool mine = kk[u] < own_hi;
+        kb[u] = mine ? d.q_rank(lo_a + kk[u]) : 0;
+        pos[u] = mine ? d.q_position(lo_a + kk[u]) : 0;
+        if (!mine) kk[u] = -1;
+      }
+      std::int64_t e = e0;
+      for (; e + 4 <= e1; e += 4) {
+        std::int32_t ja[4];
+        double v[4], xv[4][2];
+        CISPMV_FACTORED_UNROLL
+        for (int i = 0; i < 4; ++i) {
+          ja[i] = d.aa_col(e + i);
+          v[i] = d.aa_val(e + i);
+        }
+        CISPMV_FACTORED_UNROLL
+        for (int i = 0; i < 4; ++i) {
+          const int lo = d.a_lo(ja[i]), len = d.a_hi(ja[i]) - lo;
+          const std::int64_t rows = static_cast<std::int64_t>(ja[i]) * d.nkb;
+          CISPMV_FACTORED_UNROLL
+          for (int u = 0; u < 2; ++u) {
+            const bool in = kk[u] >= 0 && static_cast<unsigned>(lo_a + kk[u] - lo) < static_cast<unsigned>(len);
+            xv[i][u] = in ? x(d.a_rowbase(rows + kb[u]) + pos[u]) : 0.0;
+          }
+        }
+        CISPMV_FACTORED_UNROLL
+        for (int i = 0; i < 4; ++i) {
+          acc[0] += v[i] * xv[i][0];
+          acc[1] += v[i] * xv[i][1];
+        }
+      }
+      for (; e < e1; ++e) {
+        const std::int32_t ja = d.aa_col(e);
+        const int lo = d.a_lo(ja), len = d.a_hi(ja) - lo;
+        CISPMV_FACTORED_UNROLL
+        for (int u = 0; u < 2; ++u) {
+          if (kk[u] >= 0 && static_cast<unsigned>(lo_a + kk[u] - lo) < static_cast<unsigned>(len)) {
+            acc[u] += d.aa_val(e) * x(d.a_rowbase(static_cast<std::int64_t>(ja) * d.nkb + kb[u]) + pos[u]);
+          }
+        }
+      }
+      CISPMV_FACTORED_UNROLL
+      for (int u = 0; u < 2; ++u) {
+        if (kk[u] >= 0) ys(kk[u]) += acc[u];
+      }
+    }
+  }
+  if (T == 1 && d.same_spin) {
     // a team of one thread (CPUs): H_alpha's entries one at a time, each along the positions its string
     // pairs with (rows of x read in order, where a walk of the entries at each position jumps between rows)
     for (std::int64_t e = d.aa_ptr(ia); e < d.aa_ptr(ia + 1); ++e) {
@@ -583,11 +645,12 @@ KOKKOS_INLINE_FUNCTION void factored_same_spin_and_write(const Member& m, const 
 /// H_alpha's and H_beta's terms of its own positions (x's row ia staged in scratch) and writes them.
 /// With parts > 1, a team takes every parts-th batch and a parts-th of the positions and adds its row
 /// into y atomically (y scaled by beta beforehand). Sums in an order that varies from run to run.
-template <class Exec, class X, class Y, int B, bool Lists>
+template <class Exec, class X, class Y, int B, bool Lists, int P = 1>
 struct FactoredScatterKernel {
+  static_assert(P == 1 || (P == 2 && !Lists), "two positions a thread: the table's walk");
   using Mem = typename Exec::memory_space;
-  using Policy =
-      Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<256, 3>>;  // 80 registers, no spills at B = 8 (4: 64 and spills)
+  // P = 1: 80 registers, no spills at B = 8 (4: 64 and spills); P = 2: twice x's values, up to 128 registers
+  using Policy = Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<P == 1 ? 256 : 128, P == 1 ? 3 : 4>>;
   using Member = typename Policy::member_type;
   template <class T>
   using ScratchOf = Kokkos::View<T*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -624,16 +687,23 @@ struct FactoredScatterKernel {
     }
     return w;
   }
-  // w (negated where `negative`) added to ys at target - lo where that lies in [0, len)
-  // (a team of one thread, the CPUs' launch, adds without an atomic)
-  KOKKOS_INLINE_FUNCTION static void scatter(const Scratch& ys, int idx, int len, bool negative, double w, bool alone) {
-    if (static_cast<unsigned>(idx) < static_cast<unsigned>(len)) {
-      if (alone) {
-        ys(idx) += negative ? -w : w;
-      } else {
-        Kokkos::atomic_add(&ys(idx), negative ? -w : w);
-      }
+  // w[u] = dot(g, z[u]) for the P positions, each integral loaded once
+  KOKKOS_INLINE_FUNCTION static void dots(const Two* g, const double (&z)[P][B], double (&w)[P]) {
+    CISPMV_FACTORED_UNROLL
+    for (int u = 0; u < P; ++u) w[u] = 0.0;
+    CISPMV_FACTORED_UNROLL
+    for (int k = 0; k < B / 2; ++k) {
+      const Two v = g[k];
+      CISPMV_FACTORED_UNROLL
+      for (int u = 0; u < P; ++u) w[u] += v.a * z[u][2 * k] + v.b * z[u][2 * k + 1];
     }
+  }
+  // w (negated where `negative`) added to ys (in scratch of `level`) at target - lo where that lies in [0, len)
+  // (a team of one thread, the CPUs' launch, adds without an atomic; CUDA's level 0 without the generic
+  // pointer's test of its address space: impl::scratch_add)
+  KOKKOS_INLINE_FUNCTION static void scatter(const Scratch& ys, int idx, int len, bool negative, double w, int level,
+                                             bool alone) {
+    if (static_cast<unsigned>(idx) < static_cast<unsigned>(len)) scratch_add(&ys(idx), negative ? -w : w, level, alone);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
@@ -649,7 +719,8 @@ struct FactoredScatterKernel {
     for (int k = t; k < len_a; k += T) ys(k) = 0.0;
 
     // alpha-beta, formed at the source positions and scattered to their targets
-    for (std::int64_t b = d.ab_ptr(ia) + part; b < d.ab_ptr(ia + 1); b += parts) {
+    const std::int64_t ab_end = d.alpha_beta ? d.ab_ptr(ia + 1) : d.ab_ptr(ia);
+    for (std::int64_t b = d.ab_ptr(ia) + part; b < ab_end; b += parts) {
       const int cls = d.ab_class(b);
       const int m0 = d.cls_ptr(cls), mc = d.cls_ptr(cls + 1) - m0;
       const int lo_b = d.ab_lo(b), len_b = d.ab_len(b);
@@ -671,18 +742,26 @@ struct FactoredScatterKernel {
       }
       m.team_barrier();
       const Two* const g = integrals.data();
-      for (int k0 = t; k0 < len_b; k0 += T) {
-        const int q = lo_b + k0;
-        const int kb = d.q_rank(q), pos = d.q_position(q);
-        double z[B];
+      for (int k0 = t; k0 < len_b; k0 += P * T) {
+        // P source positions a thread (k0, k0 + T): each integral loaded serves P of them
+        double z[P][B];
+        int mine[P];
         bool any = false;
         CISPMV_FACTORED_UNROLL
-        for (int k = 0; k < B; ++k) {
-          const bool in = static_cast<std::uint64_t>(q - strings(k)) < static_cast<std::uint64_t>(strings(B + k));
-          z[k] = in ? x(d.a_rowbase(strings(2 * B + k) + kb) + pos) : 0.0;
-          any = any || in;
+        for (int u = 0; u < P; ++u) {
+          mine[u] = k0 + u * T < len_b;
+          const int q = lo_b + (mine[u] ? k0 + u * T : 0);
+          const int kb = d.q_rank(q), pos = d.q_position(q);
+          CISPMV_FACTORED_UNROLL
+          for (int k = 0; k < B; ++k) {
+            const bool in =
+                mine[u] && static_cast<std::uint64_t>(q - strings(k)) < static_cast<std::uint64_t>(strings(B + k));
+            z[u][k] = in ? x(d.a_rowbase(strings(2 * B + k) + kb) + pos) : 0.0;
+            any = any || in;
+          }
         }
         if (!any) continue;
+        const int q = lo_b + k0;
         if (Lists) {
           // q's replacements of the class (target, sign, pair), each read one ahead; the integrals a
           // gather of the pair's row
@@ -692,30 +771,43 @@ struct FactoredScatterKernel {
           for (int i = 0; i < count; ++i) {
             const std::uint32_t e = next;
             if (i + 1 < count) next = d.be_data(FactoredData<Mem>::sliced(be, q, i + 1));
-            const double w = dot(g + static_cast<std::ptrdiff_t>(e & ((1u << factored_pair_bits) - 1)) * row_twos, z);
+            const double w =
+                dot(g + static_cast<std::ptrdiff_t>(e & ((1u << factored_pair_bits) - 1)) * row_twos, z[0]);
             scatter(ys, static_cast<int>(e >> factored_position_shift) - lo_a, len_a, (e >> factored_pair_bits) & 1u, w,
-                    T == 1);
+                    level, T == 1);
           }
         } else {
           // every pair of the class in steps of 4, the integrals a broadcast: their table entries
           // (target << 1 | negative, or -1) loaded first (from L2: four loads in flight), then the four
           // sums and scatters
           const std::int64_t stride = d.table_stride;
-          const std::int32_t* tab = d.table.data() + static_cast<std::int64_t>(m0) * stride + q;
+          const std::int32_t* tab = d.table.data() + static_cast<std::int64_t>(m0) * stride + q;  // position u: + u T
           int ml = 0;
           for (; ml + 4 <= mc; ml += 4, tab += 4 * stride) {
-            std::int32_t e[4];
+            std::int32_t e[4][P];
             CISPMV_FACTORED_UNROLL
-            for (int u = 0; u < 4; ++u) e[u] = tab[u * stride];
+            for (int i = 0; i < 4; ++i) {
+              CISPMV_FACTORED_UNROLL
+              for (int u = 0; u < P; ++u) e[i][u] = mine[u] ? tab[i * stride + u * T] : -1;
+            }
             CISPMV_FACTORED_UNROLL
-            for (int u = 0; u < 4; ++u) {
-              const double w = dot(g + static_cast<std::ptrdiff_t>(ml + u) * row_twos, z);
-              scatter(ys, (e[u] >> 1) - lo_a, len_a, e[u] & 1, w, T == 1);  // ((-1 >> 1) - lo_a < 0)
+            for (int i = 0; i < 4; ++i) {
+              double w[P];
+              dots(g + static_cast<std::ptrdiff_t>(ml + i) * row_twos, z, w);
+              CISPMV_FACTORED_UNROLL
+              for (int u = 0; u < P; ++u) {  // ((-1 >> 1) - lo_a < 0)
+                scatter(ys, (e[i][u] >> 1) - lo_a, len_a, e[i][u] & 1, w[u], level, T == 1);
+              }
             }
           }
           for (; ml < mc; ++ml, tab += stride) {
-            scatter(ys, (*tab >> 1) - lo_a, len_a, *tab & 1, dot(g + static_cast<std::ptrdiff_t>(ml) * row_twos, z),
-                    T == 1);
+            double w[P];
+            dots(g + static_cast<std::ptrdiff_t>(ml) * row_twos, z, w);
+            CISPMV_FACTORED_UNROLL
+            for (int u = 0; u < P; ++u) {
+              const std::int32_t e = mine[u] ? tab[u * T] : -1;
+              scatter(ys, (e >> 1) - lo_a, len_a, e & 1, w[u], level, T == 1);
+            }
           }
         }
       }
@@ -804,7 +896,7 @@ struct FactoredMmaKernel {
     const ScratchOf<std::int64_t> strings(m.team_scratch(level), 3 * 4 * KS);
     for (int k = t; k < len_a; k += T) ys(k) = 0.0;
 
-    for (std::int64_t u = d.mu_ptr(ia); u < d.mu_ptr(ia + 1); ++u) {
+    for (std::int64_t u = d.mu_ptr(ia); u < (d.alpha_beta ? d.mu_ptr(ia + 1) : d.mu_ptr(ia)); ++u) {
       const std::int64_t b0 = d.mu_batch(u);
       const int ksteps = d.mu_ksteps(u), pairs = d.mu_pairs(u), mtiles = (pairs + 7) / 8;
       const int cls = d.ab_class(b0);
@@ -947,7 +1039,7 @@ struct FactoredTileKernel {
     const Scratch w(m.team_scratch(level), 8 * static_cast<std::size_t>(d.max_unit_pairs));
     for (int k = 0; k < len_a; ++k) ys(k) = 0.0;
 
-    for (std::int64_t u = d.mu_ptr(ia) + part; u < d.mu_ptr(ia + 1); u += parts) {
+    for (std::int64_t u = d.mu_ptr(ia) + part; u < (d.alpha_beta ? d.mu_ptr(ia + 1) : d.mu_ptr(ia)); u += parts) {
       const std::int64_t b0 = d.mu_batch(u);
       const int k_n = 8 * d.mu_ksteps(u), pairs = d.mu_pairs(u), m0 = d.mu_pair(u);
       const int cls = d.ab_class(b0);
@@ -1069,8 +1161,19 @@ class FactoredHamiltonian {
       throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: team size " + std::to_string(options.team_size) +
                                   " (the tile kernel's teams are one thread: 0 or 1)");
     }
+    positions_ = options.positions == 0 ? 1 : options.positions;
+    if (positions_ < 1 || positions_ > 2 ||
+        (positions_ == 2 && (kernel_ != K::scatter || lists_ || batch != 16 || options.team_size > 128))) {
+      throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: positions " + std::to_string(options.positions) +
+                                  " (0 or 1; 2 for the scatter kernel's table walk at batch 16, teams of at most 128)");
+    }
     if (lists_ && (kernel_ != K::scatter || batch != 8)) {
       throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: scatter_lists needs the scatter kernel at batch 8");
+    }
+    if (options.terms != FactoredOptions::Terms::all && kernel_ != K::scatter && !mma && !tiles) {
+      throw std::invalid_argument(
+          "cispmv::ci::FactoredHamiltonian: a part of the terms (FactoredOptions::terms) needs the scatter, mma or "
+          "tiles kernel");
     }
     if (options.team_size < 0 || options.team_size > 256 || options.parts < 0) {
       throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: team size " + std::to_string(options.team_size) +
@@ -1085,6 +1188,8 @@ class FactoredHamiltonian {
     symmetry_ = h.symmetry;
     bytes_ = vector_bytes(h);
     d_ = impl::FactoredData<memory_space>(h);
+    d_.same_spin = options.terms != FactoredOptions::Terms::alpha_beta;
+    d_.alpha_beta = options.terms != FactoredOptions::Terms::same_spin;
     if (kernel_ == K::scatter || mma || tiles) {
       // parts per alpha string: 4 where its beta range is long, else 1 (s27-g2, H200, batch 16: the
       // all-electron H2O/6-31G, ranges of 1,287, 1.93 ms with 4 parts against 2.21 with 1; the frozen core,
@@ -1174,6 +1279,8 @@ class FactoredHamiltonian {
   bool team_kernel() const { return teams_; }
   int team_size() const { return team_size_; }
   int slots() const { return slots_; }
+  /// Source positions a thread of the scatter kernel's table walk takes at a time (FactoredOptions::positions).
+  int positions() const { return positions_; }
 
   /// y = beta * y + alpha * H x (x and y: rank-1 Views of num_rows() entries in memory_space; y may not
   /// alias x).
@@ -1194,7 +1301,10 @@ class FactoredHamiltonian {
                                                                slots_ > 1, 0});
     } else if (kernel_ == FactoredOptions::Kernel::scatter) {
       if (slots_ > 1) scale(beta, y);
-      if (d_.batch == 16) {
+      if (d_.batch == 16 && positions_ == 2) {
+        launch_teams(impl::FactoredScatterKernel<Exec, XView, YView, 16, false, 2>{
+            d_, x, y, alpha, beta, task_ia_, task_first_, task_end_, slots_ > 1, 0});
+      } else if (d_.batch == 16) {
         launch_teams(impl::FactoredScatterKernel<Exec, XView, YView, 16, false>{d_, x, y, alpha, beta, task_ia_,
                                                                                 task_first_, task_end_, slots_ > 1, 0});
       } else if (lists_) {
@@ -1257,6 +1367,7 @@ class FactoredHamiltonian {
   bool lists_ = false;
   int team_size_ = 1;
   int slots_ = 1;
+  int positions_ = 1;
   int na_ = 0;
 };
 
