@@ -465,7 +465,6 @@ class Suite {
       int team, slots, batch;  // slots: teams' beta strings per thread, scatter's parts
       bool lists = false;      // scatter: the replacement lists' walk
       ci::FactoredOptions::Terms terms = ci::FactoredOptions::Terms::all;
-      int positions = 0;  // scatter's table walk: source positions a thread
     };
     // the automatic kernel's two parts, each timed alone (checked by adding the other's product)
     using Terms = ci::FactoredOptions::Terms;
@@ -486,8 +485,6 @@ class Suite {
                                    {FK::mma, 0, 4, 0},
                                    {FK::mma, 64, 0, 0},
                                    {FK::scatter, 0, 0, 0},
-                                   {FK::scatter, 0, 0, 16, false, Terms::all, 2},
-                                   {FK::scatter, 0, 0, 16, false, Terms::alpha_beta, 2},
                                    {FK::scatter, 0, 1, 8},
                                    {FK::scatter, 0, 4, 8},
                                    {FK::scatter, 0, 1, 8, true},
@@ -512,7 +509,6 @@ class Suite {
            : shape.kernel != FK::teams ? "/parts:" + std::to_string(shape.slots)
                                        : "/slots:" + std::to_string(shape.slots)) +
           (shape.batch == 0 ? std::string() : "/batch:" + std::to_string(shape.batch)) + (shape.lists ? "/lists" : "") +
-          (shape.positions == 0 ? std::string() : "/positions:" + std::to_string(shape.positions)) +
           (shape.terms == Terms::same_spin    ? "/same-spin"
            : shape.terms == Terms::alpha_beta ? "/alpha-beta"
                                               : "");
@@ -526,7 +522,6 @@ class Suite {
         options.batch = shape.batch;
         options.scatter_lists = shape.lists;
         options.terms = shape.terms;
-        options.positions = shape.positions;
         auto F = std::make_shared<ci::FactoredHamiltonian<Exec>>(Exec(), *dump, *space, options);
         const FK k = F->kernel();
         std::cerr << "spmv_bench: ci-factored built in " << t.seconds() << " s: " << F->bytes() * 1e-6 << " MB, "
@@ -537,8 +532,7 @@ class Suite {
                       : k == FK::scatter ? "scatter"
                       : k == FK::teams   ? "teams"
                                          : "rows")
-                  << (F->scatter_lists() ? " lists" : "") << (F->positions() > 1 ? " two positions" : "") << " (team "
-                  << F->team_size()
+                  << (F->scatter_lists() ? " lists" : "") << " (team " << F->team_size()
                   << (k == FK::teams  ? ", slots "
                       : k == FK::rows ? ""
                                       : ", parts ")

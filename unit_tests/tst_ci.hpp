@@ -559,16 +559,14 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
       int batch;           // alpha replacements per batch (0: the kernel's own)
       bool lists = false;  // scatter: the replacement lists' walk
       int team = 0;        // team size (0: the test's, above)
-      int positions = 0;   // scatter's table walk: source positions a thread
     };
     for (const Variant v :
          {Variant{Kernel::rows, 0, 0}, Variant{Kernel::teams, 1, 0}, Variant{Kernel::teams, 3, 0},
           Variant{Kernel::teams, 3, 2}, Variant{Kernel::rows, 0, 2}, Variant{Kernel::rows, 0, 16},
           Variant{Kernel::scatter, 1, 0}, Variant{Kernel::scatter, 3, 16}, Variant{Kernel::scatter, 0, 8},
-          Variant{Kernel::scatter, 2, 16, false, gpu ? 96 : team, 2}, Variant{Kernel::scatter, 2, 8, true},
-          Variant{Kernel::mma, 1, 0, false, gpu ? 64 : team}, Variant{Kernel::mma, 3, 0, false, gpu ? 128 : 1},
-          Variant{Kernel::mma, 0, 4, false, gpu ? 96 : 1}, Variant{Kernel::tiles, 1, 0, false, 1},
-          Variant{Kernel::tiles, 2, 8, false, 1}}) {
+          Variant{Kernel::scatter, 2, 8, true}, Variant{Kernel::mma, 1, 0, false, gpu ? 64 : team},
+          Variant{Kernel::mma, 3, 0, false, gpu ? 128 : 1}, Variant{Kernel::mma, 0, 4, false, gpu ? 96 : 1},
+          Variant{Kernel::tiles, 1, 0, false, 1}, Variant{Kernel::tiles, 2, 8, false, 1}}) {
       cispmv::ci::FactoredOptions options;
       options.kernel = v.kernel;
       options.team_size = v.team > 0 ? v.team : team;
@@ -576,10 +574,8 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
       options.parts = v.kernel == Kernel::scatter || v.kernel == Kernel::mma || v.kernel == Kernel::tiles ? v.slots : 0;
       options.batch = v.batch;
       options.scatter_lists = v.lists;
-      options.positions = v.positions;
       const cispmv::ci::FactoredHamiltonian<TEST_EXECSPACE> F(TEST_EXECSPACE(), dump, space, options);
       EXPECT_EQ(F.kernel(), v.kernel);
-      EXPECT_EQ(F.positions(), v.positions == 0 ? 1 : v.positions);
       EXPECT_EQ(F.scatter_lists(), v.lists);
       EXPECT_EQ(F.team_kernel(), v.kernel == Kernel::teams);
       if (v.batch > 0) {
@@ -597,9 +593,8 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
                                 : v.kernel == Kernel::scatter ? "scatter"
                                 : v.kernel == Kernel::mma     ? "mma"
                                                               : "tiles") +
-                               (v.lists ? " lists" : "") + " positions " + std::to_string(F.positions()) +
-                               " slots/parts " + std::to_string(F.slots()) + " batch " + std::to_string(F.batch()) +
-                               ": " + std::to_string(n) + " determinants";
+                               (v.lists ? " lists" : "") + " slots/parts " + std::to_string(F.slots()) + " batch " +
+                               std::to_string(F.batch()) + ": " + std::to_string(n) + " determinants";
       // (not mirrors: those alias hx and hy on the host)
       Kokkos::View<double*, TEST_MEMSPACE> x("x", n), y("y", n);
       Kokkos::deep_copy(x, hx);
@@ -662,17 +657,6 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
   EXPECT_THROW(build(with(Kernel::mma, 8, 0, false)), std::invalid_argument);
   EXPECT_THROW(build(with(Kernel::scatter, 4, 0, false)), std::invalid_argument);
   EXPECT_THROW(build(with(Kernel::tiles, 8, 0, true)), std::invalid_argument);
-  for (const int positions : {-1, 3}) {  // source positions a thread: 0, 1 or 2
-    auto o = with(Kernel::scatter, 16, 0, false);
-    o.positions = positions;
-    EXPECT_THROW(build(o), std::invalid_argument);
-  }
-  for (const auto& o2 : {with(Kernel::scatter, 8, 0, false), with(Kernel::scatter, 8, 0, true),
-                         with(Kernel::mma, 0, 0, false)}) {  // two positions: the table's walk at batch 16
-    auto o = o2;
-    o.positions = 2;
-    EXPECT_THROW(build(o), std::invalid_argument);
-  }
   for (const Kernel k : {Kernel::rows, Kernel::teams}) {  // a part of the terms needs scatter, mma or tiles
     auto o = with(k, 0, 0, false);
     o.terms = cispmv::ci::FactoredOptions::Terms::same_spin;

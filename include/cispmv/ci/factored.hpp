@@ -98,10 +98,6 @@ struct FactoredOptions {
   /// same-spin terms H_alpha (x) 1 + 1 (x) H_beta or only the alpha-beta sum (their sum is H x). The scatter, mma
   /// and tiles kernels; the others refuse a part.
   enum class Terms { all, same_spin, alpha_beta } terms = Terms::all;
-  /// Source positions a thread of the scatter kernel's table walk takes at a time (0: 1): 2 loads each integral
-  /// once for two positions (the alpha-beta sum is bound by team scratch's loads on an H200, session 29), with
-  /// up to 128 registers a thread; at batch 16, teams of at most 128 threads.
-  int positions = 0;
 };
 
 /// The diagonal of the space's Hamiltonian (without the core energy), by the Slater-Condon rules on the
@@ -645,12 +641,11 @@ KOKKOS_INLINE_FUNCTION void factored_same_spin_and_write(const Member& m, const 
 /// H_alpha's and H_beta's terms of its own positions (x's row ia staged in scratch) and writes them.
 /// With parts > 1, a team takes every parts-th batch and a parts-th of the positions and adds its row
 /// into y atomically (y scaled by beta beforehand). Sums in an order that varies from run to run.
-template <class Exec, class X, class Y, int B, bool Lists, int P = 1>
+template <class Exec, class X, class Y, int B, bool Lists>
 struct FactoredScatterKernel {
-  static_assert(P == 1 || (P == 2 && !Lists), "two positions a thread: the table's walk");
   using Mem = typename Exec::memory_space;
-  // P = 1: 80 registers, no spills at B = 8 (4: 64 and spills); P = 2: twice x's values, up to 128 registers
-  using Policy = Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<P == 1 ? 256 : 128, P == 1 ? 3 : 4>>;
+  using Policy =
+      Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<256, 3>>;  // 80 registers, no spills at B = 8 (4: 64 and spills)
   using Member = typename Policy::member_type;
   template <class T>
   using ScratchOf = Kokkos::View<T*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -686,17 +681,6 @@ struct FactoredScatterKernel {
       w += v.a * z[2 * k] + v.b * z[2 * k + 1];
     }
     return w;
-  }
-  // w[u] = dot(g, z[u]) for the P positions, each integral loaded once
-  KOKKOS_INLINE_FUNCTION static void dots(const Two* g, const double (&z)[P][B], double (&w)[P]) {
-    CISPMV_FACTORED_UNROLL
-    for (int u = 0; u < P; ++u) w[u] = 0.0;
-    CISPMV_FACTORED_UNROLL
-    for (int k = 0; k < B / 2; ++k) {
-      const Two v = g[k];
-      CISPMV_FACTORED_UNROLL
-      for (int u = 0; u < P; ++u) w[u] += v.a * z[u][2 * k] + v.b * z[u][2 * k + 1];
-    }
   }
   // w (negated where `negative`) added to ys (in scratch of `level`) at target - lo where that lies in [0, len)
   // (a team of one thread, the CPUs' launch, adds without an atomic; CUDA's level 0 without the generic
@@ -742,26 +726,18 @@ struct FactoredScatterKernel {
       }
       m.team_barrier();
       const Two* const g = integrals.data();
-      for (int k0 = t; k0 < len_b; k0 += P * T) {
-        // P source positions a thread (k0, k0 + T): each integral loaded serves P of them
-        double z[P][B];
-        int mine[P];
+      for (int k0 = t; k0 < len_b; k0 += T) {
+        const int q = lo_b + k0;
+        const int kb = d.q_rank(q), pos = d.q_position(q);
+        double z[B];
         bool any = false;
         CISPMV_FACTORED_UNROLL
-        for (int u = 0; u < P; ++u) {
-          mine[u] = k0 + u * T < len_b;
-          const int q = lo_b + (mine[u] ? k0 + u * T : 0);
-          const int kb = d.q_rank(q), pos = d.q_position(q);
-          CISPMV_FACTORED_UNROLL
-          for (int k = 0; k < B; ++k) {
-            const bool in =
-                mine[u] && static_cast<std::uint64_t>(q - strings(k)) < static_cast<std::uint64_t>(strings(B + k));
-            z[u][k] = in ? x(d.a_rowbase(strings(2 * B + k) + kb) + pos) : 0.0;
-            any = any || in;
-          }
+        for (int k = 0; k < B; ++k) {
+          const bool in = static_cast<std::uint64_t>(q - strings(k)) < static_cast<std::uint64_t>(strings(B + k));
+          z[k] = in ? x(d.a_rowbase(strings(2 * B + k) + kb) + pos) : 0.0;
+          any = any || in;
         }
         if (!any) continue;
-        const int q = lo_b + k0;
         if (Lists) {
           // q's replacements of the class (target, sign, pair), each read one ahead; the integrals a
           // gather of the pair's row
@@ -771,8 +747,7 @@ struct FactoredScatterKernel {
           for (int i = 0; i < count; ++i) {
             const std::uint32_t e = next;
             if (i + 1 < count) next = d.be_data(FactoredData<Mem>::sliced(be, q, i + 1));
-            const double w =
-                dot(g + static_cast<std::ptrdiff_t>(e & ((1u << factored_pair_bits) - 1)) * row_twos, z[0]);
+            const double w = dot(g + static_cast<std::ptrdiff_t>(e & ((1u << factored_pair_bits) - 1)) * row_twos, z);
             scatter(ys, static_cast<int>(e >> factored_position_shift) - lo_a, len_a, (e >> factored_pair_bits) & 1u, w,
                     level, T == 1);
           }
@@ -781,33 +756,21 @@ struct FactoredScatterKernel {
           // (target << 1 | negative, or -1) loaded first (from L2: four loads in flight), then the four
           // sums and scatters
           const std::int64_t stride = d.table_stride;
-          const std::int32_t* tab = d.table.data() + static_cast<std::int64_t>(m0) * stride + q;  // position u: + u T
+          const std::int32_t* tab = d.table.data() + static_cast<std::int64_t>(m0) * stride + q;
           int ml = 0;
           for (; ml + 4 <= mc; ml += 4, tab += 4 * stride) {
-            std::int32_t e[4][P];
+            std::int32_t e[4];
             CISPMV_FACTORED_UNROLL
-            for (int i = 0; i < 4; ++i) {
-              CISPMV_FACTORED_UNROLL
-              for (int u = 0; u < P; ++u) e[i][u] = mine[u] ? tab[i * stride + u * T] : -1;
-            }
+            for (int u = 0; u < 4; ++u) e[u] = tab[u * stride];
             CISPMV_FACTORED_UNROLL
-            for (int i = 0; i < 4; ++i) {
-              double w[P];
-              dots(g + static_cast<std::ptrdiff_t>(ml + i) * row_twos, z, w);
-              CISPMV_FACTORED_UNROLL
-              for (int u = 0; u < P; ++u) {  // ((-1 >> 1) - lo_a < 0)
-                scatter(ys, (e[i][u] >> 1) - lo_a, len_a, e[i][u] & 1, w[u], level, T == 1);
-              }
+            for (int u = 0; u < 4; ++u) {
+              const double w = dot(g + static_cast<std::ptrdiff_t>(ml + u) * row_twos, z);
+              scatter(ys, (e[u] >> 1) - lo_a, len_a, e[u] & 1, w, level, T == 1);  // ((-1 >> 1) - lo_a < 0)
             }
           }
           for (; ml < mc; ++ml, tab += stride) {
-            double w[P];
-            dots(g + static_cast<std::ptrdiff_t>(ml) * row_twos, z, w);
-            CISPMV_FACTORED_UNROLL
-            for (int u = 0; u < P; ++u) {
-              const std::int32_t e = mine[u] ? tab[u * T] : -1;
-              scatter(ys, (e >> 1) - lo_a, len_a, e & 1, w[u], level, T == 1);
-            }
+            scatter(ys, (*tab >> 1) - lo_a, len_a, *tab & 1, dot(g + static_cast<std::ptrdiff_t>(ml) * row_twos, z),
+                    level, T == 1);
           }
         }
       }
@@ -1161,12 +1124,6 @@ class FactoredHamiltonian {
       throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: team size " + std::to_string(options.team_size) +
                                   " (the tile kernel's teams are one thread: 0 or 1)");
     }
-    positions_ = options.positions == 0 ? 1 : options.positions;
-    if (positions_ < 1 || positions_ > 2 ||
-        (positions_ == 2 && (kernel_ != K::scatter || lists_ || batch != 16 || options.team_size > 128))) {
-      throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: positions " + std::to_string(options.positions) +
-                                  " (0 or 1; 2 for the scatter kernel's table walk at batch 16, teams of at most 128)");
-    }
     if (lists_ && (kernel_ != K::scatter || batch != 8)) {
       throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: scatter_lists needs the scatter kernel at batch 8");
     }
@@ -1279,8 +1236,6 @@ class FactoredHamiltonian {
   bool team_kernel() const { return teams_; }
   int team_size() const { return team_size_; }
   int slots() const { return slots_; }
-  /// Source positions a thread of the scatter kernel's table walk takes at a time (FactoredOptions::positions).
-  int positions() const { return positions_; }
 
   /// y = beta * y + alpha * H x (x and y: rank-1 Views of num_rows() entries in memory_space; y may not
   /// alias x).
@@ -1301,10 +1256,7 @@ class FactoredHamiltonian {
                                                                slots_ > 1, 0});
     } else if (kernel_ == FactoredOptions::Kernel::scatter) {
       if (slots_ > 1) scale(beta, y);
-      if (d_.batch == 16 && positions_ == 2) {
-        launch_teams(impl::FactoredScatterKernel<Exec, XView, YView, 16, false, 2>{
-            d_, x, y, alpha, beta, task_ia_, task_first_, task_end_, slots_ > 1, 0});
-      } else if (d_.batch == 16) {
+      if (d_.batch == 16) {
         launch_teams(impl::FactoredScatterKernel<Exec, XView, YView, 16, false>{d_, x, y, alpha, beta, task_ia_,
                                                                                 task_first_, task_end_, slots_ > 1, 0});
       } else if (lists_) {
@@ -1367,7 +1319,6 @@ class FactoredHamiltonian {
   bool lists_ = false;
   int team_size_ = 1;
   int slots_ = 1;
-  int positions_ = 1;
   int na_ = 0;
 };
 
