@@ -536,7 +536,11 @@ class Suite {
                   << (k == FK::teams  ? ", slots "
                       : k == FK::rows ? ""
                                       : ", parts ")
-                  << (k == FK::rows ? std::string() : std::to_string(F->slots())) << ", batch " << F->batch() << ")\n";
+                  << (k == FK::rows ? std::string() : std::to_string(F->slots())) << ", batch " << F->batch() << ")"
+                  << (shape.terms == Terms::same_spin    ? ", its same-spin terms alone (GB/s and GFLOP/s as for H)"
+                      : shape.terms == Terms::alpha_beta ? ", its alpha-beta sum alone (GB/s and GFLOP/s as for H)"
+                                                         : "")
+                  << "\n";
         const double bytes = static_cast<double>(F->bytes()) + 2.0 * sizeof(Scalar) * host_.num_rows;
         Prepared p{[F, this] { F->apply(1.0, x_, 0.0, y_); }, bytes};
         if (shape.terms != Terms::all) {  // checked with the other part's product added

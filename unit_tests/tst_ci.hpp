@@ -630,6 +630,24 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
         EXPECT_LE(part_sum_worst, 1e-13 * scale) << what << " (same-spin + alpha-beta terms)";
         EXPECT_GT(off_same, 1e-6 * scale) << what << " (the same-spin terms alone are the product)";
         EXPECT_GT(off_ab, 1e-6 * scale) << what << " (the alpha-beta terms alone are the product)";
+        // without two-electron integrals the alpha-beta sum is zero and the one-electron terms are same-spin
+        // terms: the parts are not swapped (the product of one part is not the other's)
+        cispmv::ci::FciDump one_body = dump;
+        std::fill(one_body.two_electron.begin(), one_body.two_electron.end(), 0.0);
+        cispmv::ci::FactoredHamiltonian<TEST_EXECSPACE>(TEST_EXECSPACE(), one_body, space, options)
+            .apply(1.0, x, 0.0, y_ab);
+        options.terms = cispmv::ci::FactoredOptions::Terms::same_spin;
+        cispmv::ci::FactoredHamiltonian<TEST_EXECSPACE>(TEST_EXECSPACE(), one_body, space, options)
+            .apply(1.0, x, 0.0, y_same);
+        const auto ha1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y_ab);
+        const auto hs1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y_same);
+        double ab_one_body = 0.0, same_one_body = 0.0;
+        for (int r = 0; r < n; ++r) {
+          ab_one_body = std::max(ab_one_body, std::abs(ha1(r)));
+          same_one_body = std::max(same_one_body, std::abs(hs1(r)));
+        }
+        EXPECT_EQ(ab_one_body, 0.0) << what << " (alpha-beta terms without two-electron integrals)";
+        EXPECT_GT(same_one_body, 1e-6 * scale) << what << " (same-spin terms without two-electron integrals)";
       }
     }
   }
