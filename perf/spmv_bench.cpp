@@ -480,6 +480,7 @@ class Suite {
     }
     if (impl::is_gpu_space_v<Exec>) {
       shapes.insert(shapes.end(), {{FK::mma, 0, 0, 0},
+                                   {FK::mma, 0, 0, 0, false, Terms::alpha_beta},
                                    {FK::mma, 0, 1, 0},
                                    {FK::mma, 0, 2, 0},
                                    {FK::mma, 0, 4, 0},

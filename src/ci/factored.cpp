@@ -68,7 +68,7 @@ void for_each_single(std::uint64_t s, int n, const std::unordered_map<std::uint6
 }  // namespace
 
 FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace& space, const FactoredOptions& options,
-                                const int batch, const bool table) {
+                                const int batch, const FactoredTable table) {
   const char* who = "cispmv::ci::FactoredHamiltonian";
   const int n = space.num_orbitals;
   if (integrals.num_orbitals != n) {
@@ -345,9 +345,11 @@ FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace
     for (int p = 0; p < n; ++p) {
       for (int q = 0; q <= p; ++q) orbitals_of[static_cast<std::size_t>(pair_of(p, q))] = {p, q};
     }
-    h.table_stride = (h.nb + 7) / 8 * 8;
-    if (table) h.table.assign(h.cls_pair.size() * static_cast<std::size_t>(h.table_stride), -1);
-    for (std::size_t m = 0; table && m < h.cls_pair.size(); ++m) {
+    const std::size_t tiles = (static_cast<std::size_t>(h.nb) + 7) / 8;
+    h.table_tiles = table == FactoredTable::tiles;
+    h.table_stride = static_cast<int>(h.table_tiles ? 8 * h.cls_pair.size() : 8 * tiles);
+    if (table != FactoredTable::none) h.table.assign(h.cls_pair.size() * 8 * tiles, -1);
+    for (std::size_t m = 0; table != FactoredTable::none && m < h.cls_pair.size(); ++m) {
       const auto [r, t] = orbitals_of[static_cast<std::size_t>(h.cls_pair[m])];
       for (int q = 0; q < h.nb; ++q) {
         const std::uint64_t s = space.beta.strings[static_cast<std::size_t>(id_of[static_cast<std::size_t>(q)])];
@@ -361,7 +363,8 @@ FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace
             e = q_of[static_cast<std::size_t>(it->second)] << 1 | (excitation_sign(s, from, to) < 0 ? 1 : 0);
           }
         }
-        h.table[m * static_cast<std::size_t>(h.table_stride) + static_cast<std::size_t>(q)] = e;
+        h.table[static_cast<std::size_t>(
+            factored_table_at(h.table_tiles, h.table_stride, static_cast<std::int64_t>(m), q))] = e;
       }
     }
   }

@@ -171,10 +171,13 @@ struct FactoredHost {
   // the scatter kernel's view of the beta replacements: pairs by class (cls_pair[cls_ptr[c]..cls_ptr[c + 1]))
   // and, per pair of that order m and position q, the target position and sign of the pair's replacement
   // in q's string (E_rs or E_sr, whichever the string allows; E_rr keeps an occupied r):
-  // table[m * table_stride + q] = target << 1 | negative, or -1; rows padded with -1 to a multiple of 8
-  // positions (the mma kernel reads the entries of 8 positions from one row)
+  // entry (m, q) = target << 1 | negative, or -1, at FactoredData::table_at(m, q): by rows (the scatter kernel's
+  // walk: a pair's entries of consecutive positions, rows padded with -1 to a multiple of 8 positions) or by tiles
+  // (the mma kernel's: a tile of 8 positions holds every pair's 8 entries, so that a warp's 8 pairs x 8 positions
+  // are 256 consecutive bytes where rows put them on 8 lines)
   std::vector<std::int32_t> cls_ptr, cls_pair, table;
   int table_stride = 0;
+  bool table_tiles = false;
   int max_class_pairs = 0;
   std::vector<std::int32_t> pair_slot;  ///< per pair: its position in its class's pairs (cls_pair)
   // the units of the mma and tile kernels (factored_units): per alpha string (mu_ptr), a run of at most
@@ -187,10 +190,16 @@ struct FactoredHost {
   std::size_t alpha_beta_terms = 0;  ///< beta entries visited by one product (the cost model's unit)
 };
 
-/// `table`: build FactoredHost::table (pairs x beta strings x 4 bytes), which only the scatter kernel's walk
-/// over every pair of a class and the mma kernel read.
+/// Where a table of either layout (FactoredHost::table_tiles, table_stride) holds pair m's entry for position q.
+KOKKOS_INLINE_FUNCTION std::int64_t factored_table_at(bool tiles, int stride, std::int64_t m, int q) {
+  return tiles ? static_cast<std::int64_t>(q >> 3) * stride + 8 * m + (q & 7) : m * stride + q;
+}
+/// Which FactoredHost::table factor_hamiltonian builds (pairs x beta strings x 4 bytes): none, by rows (the scatter
+/// kernel's walk over every pair of a class) or by tiles of 8 positions (the mma kernel's).
+enum class FactoredTable { none, rows, tiles };
 FactoredHost factor_hamiltonian(const ci::FciDump& integrals, const ci::DeterminantSpace& space,
-                                const ci::FactoredOptions& options, int batch = factored_batch, bool table = false);
+                                const ci::FactoredOptions& options, int batch = factored_batch,
+                                FactoredTable table = FactoredTable::none);
 /// The units of the mma and tile kernels (FactoredHost::mu_*): each alpha string's batches in runs of one
 /// class of at most `max_batches`, against at most `max_pairs` pairs of the class.
 void factored_units(FactoredHost& h, int max_batches, int max_pairs);
@@ -205,6 +214,7 @@ template <class Mem>
 struct FactoredData {
   int num_pairs = 0, nb = 0, nkb = 0, slices = 0, max_range = 0, max_batch_range = 0, batch = factored_batch,
       max_class_pairs = 0, table_stride = 0, max_unit_pairs = 0, max_unit_batches = 0;
+  bool table_tiles = false;
   bool same_spin = true, alpha_beta = true;  ///< the terms products form (FactoredOptions::terms)
   Kokkos::View<std::uint64_t*, Mem> a_string;
   Kokkos::View<std::int64_t*, Mem> a_rowbase, aa_ptr, bb_ptr, be_ptr, ab_ptr, mu_ptr, mu_batch;
@@ -225,6 +235,7 @@ struct FactoredData {
         batch(h.batch),
         max_class_pairs(h.max_class_pairs),
         table_stride(h.table_stride),
+        table_tiles(h.table_tiles),
         max_unit_pairs(h.max_unit_pairs),
         max_unit_batches(h.max_unit_batches),
         a_string(factored_view<std::uint64_t, Mem>("a_string", h.a_string)),
@@ -271,6 +282,10 @@ struct FactoredData {
   /// Index in the space of (alpha string ja, beta string at kernel position q); q must pair with ja.
   KOKKOS_INLINE_FUNCTION std::int64_t index(std::int32_t ja, int q) const {
     return a_rowbase(static_cast<std::int64_t>(ja) * nkb + q_rank(q)) + q_position(q);
+  }
+  /// Where the table holds pair m's (class order) entry for kernel position q.
+  KOKKOS_INLINE_FUNCTION std::int64_t table_at(std::int64_t m, int q) const {
+    return factored_table_at(table_tiles, table_stride, m, q);
   }
   /// Position of entry k of q in a list sliced by 32 starting at `first` (ptr of q's slice).
   KOKKOS_INLINE_FUNCTION static std::int64_t sliced(std::int64_t first, int q, int k) {
@@ -806,6 +821,9 @@ struct FactoredMmaKernel {
   struct alignas(8) Two {  // two table entries, loaded at once
     std::int32_t a, b;
   };
+  struct alignas(8) Range {  // a string's range of q, loaded at once
+    std::int32_t lo, len;
+  };
   FactoredData<Mem> d;
   X x;
   Y y;
@@ -820,7 +838,7 @@ struct FactoredMmaKernel {
   }
   static std::size_t scratch_bytes(const FactoredData<Mem>& d) {
     return 2 * Scratch::shmem_size(static_cast<std::size_t>(d.max_range)) + Scratch::shmem_size(fragments(d)) +
-           ScratchOf<std::int64_t>::shmem_size(3 * 4 * KS);
+           ScratchOf<Range>::shmem_size(4 * KS) + ScratchOf<std::int64_t>::shmem_size(4 * KS * d.nkb);
   }
 
   // W's fragment c of m-tile mt (this thread's lanes) added to the targets of its pairs and positions
@@ -830,9 +848,9 @@ struct FactoredMmaKernel {
     for (int j = 0; j < Lanes; ++j) {
       const int l = lane0 + j, row = 8 * mt + (l >> 2);
       if (row >= pairs) continue;
-      // the entries of positions q0 + 2 (l % 4) and the one after it, in one 8-byte load (rows of the table
-      // are a multiple of 8 entries apart, q0 a multiple of 8)
-      const std::int64_t at = (first_row + row) * d.table_stride + q0 + 2 * (l & 3);
+      // the entries of positions q0 + 2 (l % 4) and the one after it, in one 8-byte load (q0 a multiple of 8, and
+      // rows of the table a multiple of 8 entries apart)
+      const std::int64_t at = d.table_at(first_row + row, q0 + 2 * (l & 3));
       const Two two = *reinterpret_cast<const Two*>(d.table.data() + at);
       const std::int32_t e[2] = {two.a, two.b};
       CISPMV_FACTORED_UNROLL
@@ -856,7 +874,8 @@ struct FactoredMmaKernel {
     const Scratch ys(m.team_scratch(level), static_cast<std::size_t>(d.max_range));
     const Scratch row(m.team_scratch(level), static_cast<std::size_t>(d.max_range));  // x's row ia
     const Scratch as(m.team_scratch(level), fragments(d));
-    const ScratchOf<std::int64_t> strings(m.team_scratch(level), 3 * 4 * KS);
+    const ScratchOf<Range> ranges(m.team_scratch(level), 4 * KS);
+    const ScratchOf<std::int64_t> bases(m.team_scratch(level), 4 * KS * d.nkb);  // a_rowbase of (string, rank)
     for (int k = t; k < len_a; k += T) ys(k) = 0.0;
 
     for (std::int64_t u = d.mu_ptr(ia); u < (d.alpha_beta ? d.mu_ptr(ia + 1) : d.mu_ptr(ia)); ++u) {
@@ -876,12 +895,16 @@ struct FactoredMmaKernel {
                     ? sign * d.weight(ia, d.ab_pair(rep), d.cls_pair(static_cast<std::int64_t>(first_row) + r))
                     : 0.0;
       }
-      // the unit's strings: range of q and where their rows start (padding: an empty range)
+      // the unit's strings: range of q (padding: an empty range) and where their rows of each rank start, so that
+      // a lane's load of x waits on one load from scratch (a_rowbase of the string's rank was a load from L1 after
+      // the string's own)
       for (int k = t; k < 4 * ksteps; k += T) {
         const std::int32_t ja = d.ab_ja(b0 * 4 + k);
-        strings(k) = ja < 0 ? 0 : d.a_lo(ja);
-        strings(4 * KS + k) = ja < 0 ? 0 : d.a_hi(ja) - d.a_lo(ja);
-        strings(8 * KS + k) = ja < 0 ? 0 : static_cast<std::int64_t>(ja) * d.nkb;
+        ranges(k) = ja < 0 ? Range{0, 0} : Range{d.a_lo(ja), d.a_hi(ja) - d.a_lo(ja)};
+      }
+      for (int i = t; i < 4 * ksteps * d.nkb; i += T) {
+        const std::int32_t ja = d.ab_ja(b0 * 4 + i / d.nkb);
+        bases(i) = ja < 0 ? 0 : d.a_rowbase(static_cast<std::int64_t>(ja) * d.nkb + i % d.nkb);
       }
       m.team_barrier();
       for (int tile = part * warps + warp; tile < tiles; tile += parts * warps) {
@@ -896,9 +919,9 @@ struct FactoredMmaKernel {
           CISPMV_FACTORED_UNROLL
           for (int ks = 0; ks < KS; ++ks) {
             const int s = 4 * ks + (l & 3);
-            const bool in = ks < ksteps && static_cast<std::uint64_t>(q - strings(s)) <
-                                               static_cast<std::uint64_t>(strings(4 * KS + s));
-            b[ks][j] = in ? x(d.a_rowbase(strings(8 * KS + s) + kb) + pos) : 0.0;
+            const Range r = ks < ksteps ? ranges(s) : Range{0, 0};
+            const bool in = static_cast<unsigned>(q - r.lo) < static_cast<unsigned>(r.len);
+            b[ks][j] = in ? x(bases(s * d.nkb + kb) + pos) : 0.0;
           }
         }
         // two m-tiles at a time (two independent chains of products), each scattered when complete
@@ -1136,8 +1159,10 @@ class FactoredHamiltonian {
       throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: team size " + std::to_string(options.team_size) +
                                   " (0 or 1..256) or parts " + std::to_string(options.parts) + " (0 or more)");
     }
-    impl::FactoredHost h =
-        impl::factor_hamiltonian(integrals, space, options, batch, (kernel_ == K::scatter && !lists_) || mma);
+    impl::FactoredHost h = impl::factor_hamiltonian(integrals, space, options, batch,
+                                                    mma                                ? impl::FactoredTable::tiles
+                                                    : kernel_ == K::scatter && !lists_ ? impl::FactoredTable::rows
+                                                                                       : impl::FactoredTable::none);
     if (mma) impl::factored_units(h, impl::factored_mma_ksteps, 8 * impl::factored_mma_mtiles);
     if (tiles) impl::factored_units(h, impl::factored_tile_batches, impl::factored_tile_pairs);
     rows_ = h.rows;

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# One device call of session 30 (run from the repository root: bash perf/results/2026-11-27-session30/dev_call.sh TAG):
+# the factored CI Hamiltonian's mma kernel with its table by tiles of 8 positions and its strings' row bases in
+# team scratch, against the scatter kernel (automatic) and the baselines; ncu of both. Results in $OUT/res.tgz.
+set -u
+export CISPMV_COMMIT=${CISPMV_COMMIT:-exp} RES=/tmp/res/${1:-exp} JOBS=16 ARCH=HOPPER90
+mkdir -p $RES
+pack() { tar czf $OUT/res.tgz -C /tmp res; }
+s=$(date +%s)
+left() { echo $(( ${1:-585} - ($(date +%s) - s) )); }
+FC=fcidump:unit_tests/data/h2o_631g_fc.fcidump:8:all-irreps
+AE=fcidump:unit_tests/data/h2o_631g.fcidump:10:all-irreps
+BASE='kokkos-kernels/native|cusparse-csr/default|cusparse-sell|csell/automatic/lanes:1/sort:64/'
+FACT='ci-factored/(iter|same-spin|alpha-beta)|ci-factored/mma/(iter|alpha-beta|parts:|team:64)'
+B=build/cuda/perf/spmv_bench
+bench() {  # tag, matrix, filter, extra args, seconds left at most
+  timeout $(left ${5:-585}) $B --matrix $2 --iterations ${ITERS:-20} --repetitions 5 --out-dir $RES/$1 \
+    --benchmark_filter="$3" ${4:-} > $RES/$1.txt 2>&1
+  echo "$1 rc $? at $(( $(date +%s) - s )) s" | tee -a $RES/log.txt
+  grep -E "ci-factored built|wrong|error|Error" $RES/$1.txt | tee -a $RES/log.txt
+  grep -E "median" $RES/$1.txt | sed 's/\x1b\[[0-9;]*m//g' | awk '{print $1, $2}' |
+    sed 's/iterations:[0-9]*\/repeats:[0-9]*\/manual_time_median//' | tee -a $RES/log.txt; pack
+}
+ncu_of() {  # tag, matrix, kernel regex, benchmark filter, extra ncu arguments
+  timeout $(left 570) ncu --kernel-name-base demangled --kernel-name regex:"$3" --launch-skip 2 --launch-count 1 \
+    ${5:---section LaunchStats --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis \
+    --section SpeedOfLight --section InstructionStats --section ComputeWorkloadAnalysis --section SourceCounters} \
+    $B --matrix $2 --iterations 3 --repetitions 1 --out-dir /tmp/nn --benchmark_filter="$4" > $RES/ncu-$1.txt 2>&1
+  echo "ncu $1 rc $?" | tee -a $RES/log.txt
+  grep -E "Registers Per|Achieved Occ|Theoretical Occ|Warp Cycles Per Issued|Executed Instructions  |Duration|L2 Cache Throughput|DRAM Through|L1/TEX Cache Throughput|Compute \(SM\)|Issue Slots Busy" $RES/ncu-$1.txt | tee -a $RES/log.txt; pack
+}
+tests() {  # filter, tag
+  timeout $(left 565) build/cuda/unit_tests/cispmv_test_cuda --gtest_filter="$1" > $RES/test-$2.txt 2>&1
+  echo "cuda tests ($1) rc $? at $(( $(date +%s) - s )) s" | tee -a $RES/log.txt
+  grep -E "FAILED|Failure" $RES/test-$2.txt | head; tail -3 $RES/test-$2.txt | tee -a $RES/log.txt; pack
+}
+ci() {  # tag, cispmv ci arguments
+  /usr/bin/time -v timeout $(left 585) build/cuda/src/app/cispmv ci $2 > $RES/ci-$1.txt 2> $RES/ci-$1.time
+  echo "ci $1 ($2): rc $? $(grep -E 'Elapsed|Maximum resident' $RES/ci-$1.time | tr -s ' ' | tr '\n' ' ')" | tee -a $RES/log.txt
+  grep -E "^automatic|^hamiltonian|^determinants|^davidson|^timings|^total|^ +[0-9]+ +-[0-9]|refus|error" $RES/ci-$1.txt | head -20 | tee -a $RES/log.txt; pack
+}
+build() {
+  TARGETS="${TARGETS:-spmv_bench}" timeout ${1:-400} bash perf/run_on_device.sh build > /dev/null ||
+    { tail -5 $RES/log.txt; grep -B2 -A12 -E "error|Error" $RES/build.txt | head -60; pack; exit 1; }
+  echo "build took $(( $(date +%s) - s )) s" | tee -a $RES/log.txt
+  grep -iE "#2001" $RES/build.txt | sort | uniq -c | head -5 | tee -a $RES/log.txt; rm -f $RES/bootstrap.txt
+}
+case "${1:-}" in
+  q1)  # Kokkos 3.4 (cold): the factored tests on the GPU; the mma kernel (table by tiles, row bases in scratch)
+       # against the scatter kernel and the baselines on both real matrices; ncu of both kernels' alpha-beta sums
+    TARGETS="spmv_bench cispmv_test_cuda" build 520
+    tests '*Factored*:*WarpMma*' factored
+    bench q1-fc $FC "$BASE|$FACT" "" 585
+    ITERS=10 bench q1-ae $AE "csell/automatic/lanes:1/sort:64/|cusparse-sell|cusparse-csr/default|$FACT" "" 585
+    ncu_of ae-mma-ab $AE FactoredMmaKernel 'ci-factored/mma/alpha-beta' ;;
+  *) echo "dev_call.sh: unknown call '${1:-}'"; exit 2 ;;
+esac
+pack
