@@ -235,9 +235,9 @@ struct FactoredData {
         batch(h.batch),
         max_class_pairs(h.max_class_pairs),
         table_stride(h.table_stride),
-        table_tiles(h.table_tiles),
         max_unit_pairs(h.max_unit_pairs),
         max_unit_batches(h.max_unit_batches),
+        table_tiles(h.table_tiles),
         a_string(factored_view<std::uint64_t, Mem>("a_string", h.a_string)),
         a_rowbase(factored_view<std::int64_t, Mem>("a_rowbase", h.a_rowbase)),
         aa_ptr(factored_view<std::int64_t, Mem>("aa_ptr", h.aa_ptr)),
@@ -688,14 +688,16 @@ struct FactoredScatterKernel {
            ScratchOf<Two>::shmem_size(integral_rows(d) * row_twos) + ScratchOf<std::int64_t>::shmem_size(3 * B);
   }
 
+  // two chains of fused multiply-adds (a multiply, a fused one and an add for each two integrals before s30)
   KOKKOS_INLINE_FUNCTION static double dot(const Two* g, const double (&z)[B]) {
-    double w = 0.0;
+    double w0 = 0.0, w1 = 0.0;
     CISPMV_FACTORED_UNROLL
     for (int k = 0; k < B / 2; ++k) {
       const Two v = g[k];
-      w += v.a * z[2 * k] + v.b * z[2 * k + 1];
+      w0 += v.a * z[2 * k];
+      w1 += v.b * z[2 * k + 1];
     }
-    return w;
+    return w0 + w1;
   }
   // w (negated where `negative`) added to ys (in scratch of `level`) at target - lo where that lies in [0, len)
   // (a team of one thread, the CPUs' launch, adds without an atomic; CUDA's level 0 without the generic
@@ -703,6 +705,55 @@ struct FactoredScatterKernel {
   KOKKOS_INLINE_FUNCTION static void scatter(const Scratch& ys, int idx, int len, bool negative, double w, int level,
                                              bool alone) {
     if (static_cast<unsigned>(idx) < static_cast<unsigned>(len)) scratch_add(&ys(idx), negative ? -w : w, level, alone);
+  }
+
+  // The table's walk for source position q: every pair of the class (pairs m0.. m0 + mc - 1) in steps of 4, the
+  // integrals g a broadcast: their table entries (target << 1 | negative, or -1) loaded first (from L2: four loads in
+  // flight), then the four sums, then their adds into ys (ia's row; targets less lo_a, len_a of them). Shared: ys and
+  // g reached through in_shared (level 0 on CUDA: their loads LDS), the four adds by scratch_add_shared.
+  template <bool Shared>
+  KOKKOS_INLINE_FUNCTION void walk_table(double* ys, const Two* g, const double (&z)[B], int q, int m0, int mc,
+                                         int lo_a, int len_a, bool alone) const {
+    const std::int64_t stride = d.table_stride;
+    const std::int32_t* tab = d.table.data() + static_cast<std::int64_t>(m0) * stride + q;
+    int ml = 0;
+    for (; ml + 4 <= mc; ml += 4, tab += 4 * stride) {
+      std::int32_t e[4];
+      CISPMV_FACTORED_UNROLL
+      for (int u = 0; u < 4; ++u) e[u] = tab[u * stride];
+      double* p[4];
+      double w[4];
+      bool on[4];
+      CISPMV_FACTORED_UNROLL
+      for (int u = 0; u < 4; ++u) {
+        const int idx = (e[u] >> 1) - lo_a;  // ((-1 >> 1) - lo_a < 0)
+        on[u] = static_cast<unsigned>(idx) < static_cast<unsigned>(len_a);
+        p[u] = ys + (on[u] ? idx : 0);
+        const double v = dot(g + static_cast<std::ptrdiff_t>(ml + u) * row_twos, z);
+        w[u] = e[u] & 1 ? -v : v;
+      }
+      if (Shared) {
+        scratch_add_shared(p, w, on, alone);
+      } else {
+        CISPMV_FACTORED_UNROLL
+        for (int u = 0; u < 4; ++u) {
+          if (on[u]) scratch_add(p[u], w[u], 1, alone);
+        }
+      }
+    }
+    for (; ml < mc; ++ml, tab += stride) {
+      const int idx = (*tab >> 1) - lo_a;
+      if (static_cast<unsigned>(idx) >= static_cast<unsigned>(len_a)) continue;
+      const double v = dot(g + static_cast<std::ptrdiff_t>(ml) * row_twos, z);
+      double* const p[1] = {ys + idx};
+      const double w[1] = {*tab & 1 ? -v : v};
+      const bool on[1] = {true};
+      if (Shared) {
+        scratch_add_shared(p, w, on, alone);
+      } else {
+        scratch_add(p[0], w[0], 1, alone);
+      }
+    }
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
@@ -766,27 +817,10 @@ struct FactoredScatterKernel {
             scatter(ys, static_cast<int>(e >> factored_position_shift) - lo_a, len_a, (e >> factored_pair_bits) & 1u, w,
                     level, T == 1);
           }
+        } else if (level == 0) {
+          walk_table<true>(in_shared(ys.data()), in_shared(g), z, q, m0, mc, lo_a, len_a, T == 1);
         } else {
-          // every pair of the class in steps of 4, the integrals a broadcast: their table entries
-          // (target << 1 | negative, or -1) loaded first (from L2: four loads in flight), then the four
-          // sums and scatters
-          const std::int64_t stride = d.table_stride;
-          const std::int32_t* tab = d.table.data() + static_cast<std::int64_t>(m0) * stride + q;
-          int ml = 0;
-          for (; ml + 4 <= mc; ml += 4, tab += 4 * stride) {
-            std::int32_t e[4];
-            CISPMV_FACTORED_UNROLL
-            for (int u = 0; u < 4; ++u) e[u] = tab[u * stride];
-            CISPMV_FACTORED_UNROLL
-            for (int u = 0; u < 4; ++u) {
-              const double w = dot(g + static_cast<std::ptrdiff_t>(ml + u) * row_twos, z);
-              scatter(ys, (e[u] >> 1) - lo_a, len_a, e[u] & 1, w, level, T == 1);  // ((-1 >> 1) - lo_a < 0)
-            }
-          }
-          for (; ml < mc; ++ml, tab += stride) {
-            scatter(ys, (*tab >> 1) - lo_a, len_a, *tab & 1, dot(g + static_cast<std::ptrdiff_t>(ml) * row_twos, z),
-                    level, T == 1);
-          }
+          walk_table<false>(ys.data(), g, z, q, m0, mc, lo_a, len_a, T == 1);
         }
       }
     }

@@ -116,4 +116,48 @@ KOKKOS_FORCEINLINE_FUNCTION void scratch_add(double* p, double v, int level, boo
 #endif
 }
 
+/// p, a pointer into team scratch of level 0, as a pointer the compiler knows to be in shared memory on CUDA (the
+/// same address, reached from a __shared__ array through an offset nothing folds away), so that loads through it
+/// are LDS on the short scoreboard, not generic loads on the long one (s30-q1c: the scatter kernel's integrals, read
+/// through Kokkos' generic scratch pointer, were `LD.E.128`, and the adds that wait on them 37 % of its stalls).
+/// Elsewhere p itself.
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T* in_shared(T* p) {
+#if defined(__CUDA_ARCH__)
+  extern __shared__ double2 cispmv_dynamic_shared[];  // the dynamic shared memory Kokkos' level-0 scratch lies in
+  char* const base = reinterpret_cast<char*>(cispmv_dynamic_shared);
+  return reinterpret_cast<T*>(base + (__cvta_generic_to_shared(p) - __cvta_generic_to_shared(base)));
+#else
+  return p;
+#endif
+}
+
+/// *p[u] += v[u] for the N adds with on[u], each into a double in team scratch that other threads may add to at the
+/// same time (p[u] may repeat). On CUDA, with p from in_shared: the N values read first, then each added by one
+/// compare-and-swap, and only where that fails (another add came between) by the reduction's loop; so the N adds
+/// wait on one round of loads, where N reductions (a load, the add and a compare-and-swap each, ATOMS.CAST.SPIN)
+/// wait on N (s30-q1c: the compare-and-swap's wait 20 % of the scatter kernel's stalls). Elsewhere scratch_add.
+template <int N>
+KOKKOS_FORCEINLINE_FUNCTION void scratch_add_shared(double* const (&p)[N], const double (&v)[N], const bool (&on)[N],
+                                                    bool alone) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 600
+  (void)alone;
+  double old[N];
+#pragma unroll
+  for (int u = 0; u < N; ++u) old[u] = on[u] ? *static_cast<volatile double*>(p[u]) : 0.0;
+#pragma unroll
+  for (int u = 0; u < N; ++u) {
+    if (on[u]) {
+      auto* const at = reinterpret_cast<unsigned long long*>(p[u]);
+      const unsigned long long seen = __double_as_longlong(old[u]);
+      if (atomicCAS(at, seen, __double_as_longlong(old[u] + v[u])) != seen) atomicAdd(p[u], v[u]);
+    }
+  }
+#else
+  for (int u = 0; u < N; ++u) {
+    if (on[u]) scratch_add(p[u], v[u], 0, alone);
+  }
+#endif
+}
+
 }  // namespace cispmv::impl

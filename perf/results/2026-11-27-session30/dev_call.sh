@@ -12,6 +12,7 @@ FC=fcidump:unit_tests/data/h2o_631g_fc.fcidump:8:all-irreps
 AE=fcidump:unit_tests/data/h2o_631g.fcidump:10:all-irreps
 BASE='kokkos-kernels/native|cusparse-csr/default|cusparse-sell|csell/automatic/lanes:1/sort:64/'
 FACT='ci-factored/(iter|same-spin|alpha-beta)|ci-factored/mma/(iter|alpha-beta|parts:|team:64)'
+FACT2='ci-factored/(iter|same-spin|alpha-beta)|ci-factored/scatter/(iter|parts:1/batch:16|parts:2/batch:16)'
 B=build/cuda/perf/spmv_bench
 bench() {  # tag, matrix, filter, extra args, seconds left at most
   timeout $(left ${5:-585}) $B --matrix $2 --iterations ${ITERS:-20} --repetitions 5 --out-dir $RES/$1 \
@@ -28,6 +29,12 @@ ncu_of() {  # tag, matrix, kernel regex, benchmark filter, extra ncu arguments
     $B --matrix $2 --iterations 3 --repetitions 1 --out-dir /tmp/nn --benchmark_filter="$4" > $RES/ncu-$1.txt 2>&1
   echo "ncu $1 rc $?" | tee -a $RES/log.txt
   grep -E "Registers Per|Achieved Occ|Theoretical Occ|Warp Cycles Per Issued|Executed Instructions  |Duration|L2 Cache Throughput|DRAM Through|L1/TEX Cache Throughput|Compute \(SM\)|Issue Slots Busy" $RES/ncu-$1.txt | tee -a $RES/log.txt; pack
+}
+ncu_src() {  # tag, matrix, kernel regex, benchmark filter: the source page (SASS) with its stalls and wavefronts, csv
+  timeout $(left 570) ncu --kernel-name-base demangled --kernel-name regex:"$3" --launch-skip 2 --launch-count 1 \
+    --section SourceCounters --section WarpStateStats --page source --print-source sass --csv \
+    $B --matrix $2 --iterations 3 --repetitions 1 --out-dir /tmp/nn --benchmark_filter="$4" > /tmp/ncu-src.csv 2>&1
+  echo "ncu source $1 rc $?" | tee -a $RES/log.txt; gzip -c /tmp/ncu-src.csv > $RES/ncu-src-$1.csv.gz; pack
 }
 tests() {  # filter, tag
   timeout $(left 565) build/cuda/unit_tests/cispmv_test_cuda --gtest_filter="$1" > $RES/test-$2.txt 2>&1
@@ -53,6 +60,30 @@ case "${1:-}" in
     bench q1-fc $FC "$BASE|$FACT" "" 585
     ITERS=10 bench q1-ae $AE "csell/automatic/lanes:1/sort:64/|cusparse-sell|cusparse-csr/default|$FACT" "" 585
     ncu_of ae-mma-ab $AE FactoredMmaKernel 'ci-factored/mma/alpha-beta' ;;
+  q1b)  # (run inline on the warm machine after q1, whose build its 520 s cut: the same steps as q1's after the build)
+    s0=$(date +%s); cmake --build --preset cuda --parallel 16 --target spmv_bench cispmv_test_cuda 2>&1 | tail -4
+    echo "build $(( $(date +%s) - s0 )) s"; s=$(date +%s)
+    tests '*Factored*:*WarpMma*' factored
+    bench q1-fc $FC "$BASE|$FACT" "" 500
+    ITERS=10 bench q1-ae $AE "csell/automatic/lanes:1/sort:64/|cusparse-sell|cusparse-csr/default|$FACT" "" 540
+    ncu_of ae-mma-ab $AE FactoredMmaKernel 'ci-factored/mma/alpha-beta' ;;
+  q1c)  # (run inline on the warm machine after q1b) the scatter kernel's alpha-beta sum: memory tables, source page
+    timeout 200 ncu --kernel-name-base demangled --kernel-name regex:FactoredScatterKernel --launch-skip 2 --launch-count 1 \
+      --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables --section MemoryWorkloadAnalysis_Chart \
+      --section SourceCounters --section WarpStateStats --section Occupancy --section LaunchStats $B --matrix $AE \
+      --iterations 3 --repetitions 1 --out-dir /tmp/nn --benchmark_filter='ci-factored/alpha-beta' > $RES/ncu-ab-mem.txt 2>&1
+    ncu_src ab $AE FactoredScatterKernel 'ci-factored/alpha-beta' ;;
+  q2)  # Kokkos 3.4 (cold): the scatter kernel's table walk with its integrals and adds in shared memory (in_shared:
+       # LDS, not generic loads), its four adds' loads first (scratch_add_shared), two chains of fused multiply-adds;
+       # the factored tests on the GPU, both real matrices
+    TARGETS="spmv_bench cispmv_test_cuda" build 545
+    tests '*Factored*:*WarpMma*' factored
+    bench q2-fc $FC "$BASE|$FACT2" "" 585
+    ITERS=10 bench q2-ae $AE "csell/automatic/lanes:1/sort:64/|cusparse-sell|cusparse-csr/default|$FACT2" "" 590 ;;
+  q2b)  # warm machine after q2: the SASS-level stalls of the new walk (alpha-beta alone, then the whole product)
+    ncu_src ab $AE FactoredScatterKernel 'ci-factored/alpha-beta'
+    ncu_of ae $AE FactoredScatterKernel 'ci-factored/iter'
+    ITERS=10 bench q2b-ae $AE "kokkos-kernels/native|$FACT2" "" 590 ;;
   *) echo "dev_call.sh: unknown call '${1:-}'"; exit 2 ;;
 esac
 pack
