@@ -73,6 +73,18 @@ case "${1:-}" in
       --section SourceCounters --section WarpStateStats --section Occupancy --section LaunchStats $B --matrix $AE \
       --iterations 3 --repetitions 1 --out-dir /tmp/nn --benchmark_filter='ci-factored/alpha-beta' > $RES/ncu-ab-mem.txt 2>&1
     ncu_src ab $AE FactoredScatterKernel 'ci-factored/alpha-beta' ;;
+  q2c)  # (run inline on the warm machine after q2, whose build its 545 s cut: cmake --build --preset cuda --parallel 16
+        # --target spmv_bench cispmv_test_cuda, then this)
+    tests '*Factored*:*WarpMma*' factored
+    bench q2-fc $FC "$BASE|$FACT2" "" 585
+    ITERS=10 bench q2-ae $AE "csell/automatic/lanes:1/sort:64/|cusparse-sell|cusparse-csr/default|$FACT2" "" 590
+    ncu_src ab $AE FactoredScatterKernel 'ci-factored/alpha-beta' ;;
+  q3)  # warm machine after q2c: the same-spin pass a call of its own on CUDA (__noinline__); build, tests, benches
+    s0=$(date +%s); cmake --build --preset cuda --parallel 16 --target spmv_bench cispmv_test_cuda 2>&1 | tail -3
+    echo "build $(( $(date +%s) - s0 )) s" | tee -a $RES/log.txt; s=$(date +%s)
+    tests '*Factored*:*WarpMma*' factored
+    bench q3-fc $FC "csell/automatic/lanes:1/sort:64/|$FACT2" "" 120
+    ITERS=10 bench q3-ae $AE "csell/automatic/lanes:1/sort:64/|$FACT2" "" 130 ;;
   q2)  # Kokkos 3.4 (cold): the scatter kernel's table walk with its integrals and adds in shared memory (in_shared:
        # LDS, not generic loads), its four adds' loads first (scratch_add_shared), two chains of fused multiply-adds;
        # the factored tests on the GPU, both real matrices
