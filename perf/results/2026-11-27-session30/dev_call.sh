@@ -87,6 +87,14 @@ case "${1:-}" in
     tests '*Factored*:*WarpMma*' factored
     bench q3-fc $FC "csell/automatic/lanes:1/sort:64/|$FACT2" "" 120
     ITERS=10 bench q3-ae $AE "csell/automatic/lanes:1/sort:64/|$FACT2" "" 130 ;;
+  q3c)  # (run inline on the warm machine after q3b) the baselines beside the factored product, ncu of the same-spin part
+    bench q3c-fc $FC "$BASE|ci-factored/iter" "" 200
+    ITERS=10 bench q3c-ae $AE "kokkos-kernels/native|cusparse-csr/default|cusparse-sell|ci-factored/iter" "" 200
+    ncu_src same $AE FactoredScatterKernel 'ci-factored/same-spin' ;;
+  q4)  # (cold, an H100) the code of q3 (ae38181) beside the baselines in one run: spmv_bench alone, both real matrices
+    TARGETS="spmv_bench" build 548
+    bench q4-fc $FC "$BASE|ci-factored/(iter|scatter/parts:1/batch:16)" "" 575
+    ITERS=10 bench q4-ae $AE "kokkos-kernels/native|cusparse-csr/default|cusparse-sell|csell/automatic/lanes:1/sort:64/|ci-factored/(iter|scatter/parts:2/batch:16)" "" 597 ;;
   q2)  # Kokkos 3.4 (cold): the scatter kernel's table walk with its integrals and adds in shared memory (in_shared:
        # LDS, not generic loads), its four adds' loads first (scratch_add_shared), two chains of fused multiply-adds;
        # the factored tests on the GPU, both real matrices
