@@ -92,7 +92,7 @@ case "${1:-}" in
     ITERS=10 bench q3c-ae $AE "kokkos-kernels/native|cusparse-csr/default|cusparse-sell|ci-factored/iter" "" 200
     ncu_src same $AE FactoredScatterKernel 'ci-factored/same-spin' ;;
   q4)  # (cold, an H100) the code of q3 (ae38181) beside the baselines in one run: spmv_bench alone, both real matrices
-    TARGETS="spmv_bench" build 548
+    TARGETS="spmv_bench" build 560
     bench q4-fc $FC "$BASE|ci-factored/(iter|scatter/parts:1/batch:16)" "" 575
     ITERS=10 bench q4-ae $AE "kokkos-kernels/native|cusparse-csr/default|cusparse-sell|csell/automatic/lanes:1/sort:64/|ci-factored/(iter|scatter/parts:2/batch:16)" "" 597 ;;
   q2)  # Kokkos 3.4 (cold): the scatter kernel's table walk with its integrals and adds in shared memory (in_shared:
