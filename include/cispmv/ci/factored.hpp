@@ -77,8 +77,9 @@ struct FactoredOptions {
   enum class Kernel { automatic, teams, rows, scatter, mma, tiles } kernel = Kernel::automatic;
   /// Team size of the team kernels (0: scatter 128; teams 128 on GPUs, 256 for more than ~524K
   /// determinants; 1 on CPUs; at most 256), beta strings per thread of `teams` (0: as many as keep ~1,024
-  /// teams busy; at most 4) and teams per alpha string of `scatter` (0: 4 where the alpha strings' beta ranges
-  /// average 256 or more, else 1; at most the string's batches), of `mma` (0: on GPUs 4 where there are fewer
+  /// teams busy; at most 4) and teams per alpha string of `scatter` (0: on GPUs, where the alpha strings' beta
+  /// ranges average 256 or more, 2 for 1,024 alpha strings or more, 1 for 384 to 1,023, 4 for fewer; else 1; at
+  /// most the string's batches), of `mma` (0: on GPUs 4 where there are fewer
   /// than 512 alpha strings and their ranges average 256 or more, else 1; its teams on GPUs whole warps, 32 to
   /// 128 threads, 0 for 128) and of `tiles` (0: 1; each takes every parts-th unit of the string; its teams
   /// one thread).
@@ -1217,9 +1218,14 @@ class FactoredHamiltonian {
     d_.same_spin = options.terms != FactoredOptions::Terms::alpha_beta;
     d_.alpha_beta = options.terms != FactoredOptions::Terms::same_spin;
     if (kernel_ == K::scatter || mma || tiles) {
-      // parts per alpha string: 4 where its beta range is long, else 1 (s27-g2, H200, batch 16: the
-      // all-electron H2O/6-31G, ranges of 1,287, 1.93 ms with 4 parts against 2.21 with 1; the frozen core,
-      // 495, 0.273 against 0.298; its A1 (ranges of ~124) 0.105 with 1 part, 4 parts at batch 8 0.140)
+      // parts per alpha string where its beta range is long: enough teams where the alpha strings are few (4),
+      // else as few as fill the GPU without a long tail of teams (each part adds its row into y atomically, y
+      // scaled first): 2 for the all-electron H2O/6-31G's 1,287 strings (ranges of 1,287), 1 for the frozen
+      // core's 495 (ranges of 495); else 1. s30 (the walk's loads in shared memory), one run each, ms:
+      // all-electron 2 / 4 / 1 parts 1.65 / 1.68 / 1.79 (H200, s30-q3b), 1.67 / 1.69 (H100, s30-q4); frozen core
+      // 1 / 2 / 4 parts 0.248 / 0.252 / 0.253 (s30-q3b), 0.249 / - / 0.254 (s30-q4). Before (s27-g2, H200):
+      // 4 parts against 1, all-electron 1.93 against 2.21, frozen core 0.273 against 0.298; its A1 (ranges
+      // of ~124) 0.105 with 1 part, 4 parts at batch 8 0.140
       // mma: teams of 4 warps, 4 teams per alpha string where there are fewer than 512 alpha strings whose
       // ranges average 256 or more, else 1; the teams of an alpha string share its tiles of positions
       // (s28-m2, H100, measured with H_alpha (x) 1 by products, since taken out: the frozen core's 495 strings
@@ -1229,7 +1235,9 @@ class FactoredHamiltonian {
       const double mean_range = static_cast<double>(h.rows) / std::max(1, h.na);
       const int parts = options.parts > 0          ? options.parts
                         : mma                      ? (gpu && h.na < 512 && mean_range >= 256 ? 4 : 1)
-                        : gpu && mean_range >= 256 ? 4
+                        : gpu && mean_range >= 256 ? (h.na >= 1024  ? 2
+                                                      : h.na >= 384 ? 1
+                                                                    : 4)
                                                    : 1;
       std::vector<std::int32_t> ia, part, count;
       for (int a = 0; a < h.na; ++a) {
