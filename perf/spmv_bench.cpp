@@ -466,7 +466,8 @@ class Suite {
       bool lists = false;      // scatter: the replacement lists' walk
       ci::FactoredOptions::Terms terms = ci::FactoredOptions::Terms::all;
     };
-    // the automatic kernel's two parts, each timed alone (checked by adding the other's product)
+    // the automatic kernel's two parts, each timed alone (checked by adding the other's product); on GPUs also the
+    // mma kernel's alpha-beta sum alone
     using Terms = ci::FactoredOptions::Terms;
     std::vector<Shape> shapes{{FK::automatic, 0, 0, 0},
                               {FK::automatic, 0, 0, 0, false, Terms::same_spin},

@@ -519,9 +519,9 @@ struct FactoredScale {
 /// entry along the rows) at this part's positions, then the
 /// row added into y (atomically where `accumulate`: parts > 1, y scaled by beta beforehand) or written as
 /// y = beta y + alpha row.
-// (on CUDA a call of its own, so that its registers are allocated apart from the alpha-beta walk it follows: s30-q2,
-// H200, with the walk's loads and adds in shared memory inlined before it, the same-spin terms alone took 0.890 ms
-// of the all-electron product where they took 0.726)
+// (in CUDA builds a call of its own, so that on the GPU its registers are allocated apart from the alpha-beta walk it
+// follows: s30-q2, H200, with the walk's loads and adds in shared memory inlined before it, the same-spin terms alone
+// took 0.890 ms of the all-electron product where they took 0.726; s30-q3b with the call 0.812)
 #if defined(__CUDACC__)
 #define CISPMV_FACTORED_APART __noinline__
 #else
@@ -653,14 +653,16 @@ KOKKOS_FUNCTION CISPMV_FACTORED_APART void factored_same_spin_and_write(const Me
     }
   }
 }
+#undef CISPMV_FACTORED_APART
 
 /// GPUs: a team per alpha string ia (or per part of its work, `parts` teams an alpha string), its
 /// row of the result accumulated in team scratch. The alpha-beta sum is formed at the source: for a batch
 /// of B alpha replacements (ja_k, pq_k, s_k) of one class, a thread takes a source position q, holds
 /// x(ja_k, q) for the B of them in registers (rows of x, coalesced), and walks the class's pairs rs in
 /// step with the other threads: w = sum_k s_k (pq_k|rs) x(ja_k, q), the integrals a broadcast from
-/// scratch, is added to the target E_rs q of the table (one atomic add in scratch; in one step the
-/// targets of a warp are distinct). No gathers of x or of integrals: B fused multiply-adds per pair
+/// scratch, is added to the target E_rs q of the table (an atomic add in scratch: on CUDA's level 0 a step's four old
+/// values read at once, then one compare-and-swap each, impl::scratch_add_shared; in one step the targets of a warp
+/// are distinct). No gathers of x or of integrals: B fused multiply-adds per pair
 /// and position, against two scratch gathers per term for FactoredTeamKernel. With Lists, a thread walks
 /// its source's own replacements of the class instead (half the pairs, no table; the integral rows a
 /// gather). Then each thread adds
@@ -722,6 +724,7 @@ struct FactoredScatterKernel {
   // integrals g a broadcast: their table entries (target << 1 | negative, or -1) loaded first (from L2: four loads in
   // flight), then the four sums, then their adds into ys (ia's row; targets less lo_a, len_a of them). Shared: ys and
   // g reached through in_shared (level 0 on CUDA: their loads LDS), the four adds by scratch_add_shared.
+  // (the table by rows: FactoredTable::rows, as the constructor builds it for this kernel)
   template <bool Shared>
   KOKKOS_INLINE_FUNCTION void walk_table(double* ys, const Two* g, const double (&z)[B], int q, int m0, int mc,
                                          int lo_a, int len_a, bool alone) const {
@@ -1235,6 +1238,7 @@ class FactoredHamiltonian {
       const double mean_range = static_cast<double>(h.rows) / std::max(1, h.na);
       const int parts = options.parts > 0          ? options.parts
                         : mma                      ? (gpu && h.na < 512 && mean_range >= 256 ? 4 : 1)
+                        : tiles                    ? 1
                         : gpu && mean_range >= 256 ? (h.na >= 1024  ? 2
                                                       : h.na >= 384 ? 1
                                                                     : 4)

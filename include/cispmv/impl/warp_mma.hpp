@@ -120,7 +120,9 @@ KOKKOS_FORCEINLINE_FUNCTION void scratch_add(double* p, double v, int level, boo
 /// same address, reached from a __shared__ array through an offset nothing folds away), so that loads through it
 /// are LDS on the short scoreboard, not generic loads on the long one (s30-q1c: the scatter kernel's integrals, read
 /// through Kokkos' generic scratch pointer, were `LD.E.128`, and the adds that wait on them 37 % of its stalls).
-/// Elsewhere p itself.
+/// Elsewhere p itself. The compiler may take the result and Kokkos' own pointer to the same scratch as unrelated: a
+/// kernel that writes through one and reads through the other keeps a team barrier between them (the scatter
+/// kernel's walk reads and adds only through in_shared, between barriers).
 template <class T>
 KOKKOS_FORCEINLINE_FUNCTION T* in_shared(T* p) {
 #if defined(__CUDA_ARCH__)
