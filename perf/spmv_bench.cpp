@@ -465,13 +465,19 @@ class Suite {
       int team, slots, batch;  // slots: teams' beta strings per thread, scatter's parts
       bool lists = false;      // scatter: the replacement lists' walk
       ci::FactoredOptions::Terms terms = ci::FactoredOptions::Terms::all;
+      ci::FactoredOptions::SameSpinPass pass = ci::FactoredOptions::SameSpinPass::automatic;
     };
     // the automatic kernel's two parts, each timed alone (checked by adding the other's product); on GPUs also the
     // mma kernel's alpha-beta sum alone
     using Terms = ci::FactoredOptions::Terms;
+    // the automatic kernel with the other same-spin pass (dense products or the teams' lists), whole and alone
+    using Pass = ci::FactoredOptions::SameSpinPass;
+    const Pass other = impl::is_gpu_space_v<Exec> ? Pass::lists : Pass::gemm;
     std::vector<Shape> shapes{{FK::automatic, 0, 0, 0},
                               {FK::automatic, 0, 0, 0, false, Terms::same_spin},
-                              {FK::automatic, 0, 0, 0, false, Terms::alpha_beta}};
+                              {FK::automatic, 0, 0, 0, false, Terms::alpha_beta},
+                              {FK::automatic, 0, 0, 0, false, Terms::all, other},
+                              {FK::automatic, 0, 0, 0, false, Terms::same_spin, other}};
     if (!impl::is_gpu_space_v<Exec>) {  // CPUs: the tile kernel, the rows kernel, the scatter kernel's walks
       shapes.insert(shapes.end(), {{FK::tiles, 0, 1, 0},
                                    {FK::rows, 0, 0, 0},
@@ -513,7 +519,10 @@ class Suite {
           (shape.batch == 0 ? std::string() : "/batch:" + std::to_string(shape.batch)) + (shape.lists ? "/lists" : "") +
           (shape.terms == Terms::same_spin    ? "/same-spin"
            : shape.terms == Terms::alpha_beta ? "/alpha-beta"
-                                              : "");
+                                              : "") +
+          (shape.pass == Pass::gemm    ? "/ss:gemm"
+           : shape.pass == Pass::lists ? "/ss:lists"
+                                       : "");
       add(label, [this, dump, space, shape] {
         Kokkos::Timer t;
         ci::FactoredOptions options;
@@ -524,6 +533,7 @@ class Suite {
         options.batch = shape.batch;
         options.scatter_lists = shape.lists;
         options.terms = shape.terms;
+        options.same_spin_pass = shape.pass;
         auto F = std::make_shared<ci::FactoredHamiltonian<Exec>>(Exec(), *dump, *space, options);
         const FK k = F->kernel();
         std::cerr << "spmv_bench: ci-factored built in " << t.seconds() << " s: " << F->bytes() * 1e-6 << " MB, "
@@ -539,6 +549,9 @@ class Suite {
                       : k == FK::rows ? ""
                                       : ", parts ")
                   << (k == FK::rows ? std::string() : std::to_string(F->slots())) << ", batch " << F->batch() << ")"
+                  << ", same-spin "
+                  << (F->same_spin_gemm() ? "gemm (" + std::to_string(F->same_spin_flops() * 1e-9) + " GFLOP)"
+                                          : std::string("lists"))
                   << (shape.terms == Terms::same_spin    ? ", its same-spin terms alone (GB/s and GFLOP/s as for H)"
                       : shape.terms == Terms::alpha_beta ? ", its alpha-beta sum alone (GB/s and GFLOP/s as for H)"
                                                          : "")

@@ -559,6 +559,7 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
       int batch;           // alpha replacements per batch (0: the kernel's own)
       bool lists = false;  // scatter: the replacement lists' walk
       int team = 0;        // team size (0: the test's, above)
+      bool gemm = false;   // the same-spin terms as dense products (else in the kernel's teams)
     };
     for (const Variant v :
          {Variant{Kernel::rows, 0, 0}, Variant{Kernel::teams, 1, 0}, Variant{Kernel::teams, 3, 0},
@@ -566,7 +567,9 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
           Variant{Kernel::scatter, 1, 0}, Variant{Kernel::scatter, 3, 16}, Variant{Kernel::scatter, 0, 8},
           Variant{Kernel::scatter, 2, 8, true}, Variant{Kernel::mma, 1, 0, false, gpu ? 64 : team},
           Variant{Kernel::mma, 3, 0, false, gpu ? 128 : 1}, Variant{Kernel::mma, 0, 4, false, gpu ? 96 : 1},
-          Variant{Kernel::tiles, 1, 0, false, 1}, Variant{Kernel::tiles, 2, 8, false, 1}}) {
+          Variant{Kernel::tiles, 1, 0, false, 1}, Variant{Kernel::tiles, 2, 8, false, 1},
+          Variant{Kernel::scatter, 1, 0, false, 0, true}, Variant{Kernel::scatter, 3, 8, false, 0, true},
+          Variant{Kernel::mma, 1, 0, false, gpu ? 64 : team, true}, Variant{Kernel::tiles, 1, 0, false, 1, true}}) {
       cispmv::ci::FactoredOptions options;
       options.kernel = v.kernel;
       options.team_size = v.team > 0 ? v.team : team;
@@ -574,8 +577,13 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
       options.parts = v.kernel == Kernel::scatter || v.kernel == Kernel::mma || v.kernel == Kernel::tiles ? v.slots : 0;
       options.batch = v.batch;
       options.scatter_lists = v.lists;
+      const bool same_spin_kernel = v.kernel == Kernel::scatter || v.kernel == Kernel::mma || v.kernel == Kernel::tiles;
+      using Pass = cispmv::ci::FactoredOptions::SameSpinPass;
+      options.same_spin_pass = v.gemm ? Pass::gemm : same_spin_kernel ? Pass::lists : Pass::automatic;
       const cispmv::ci::FactoredHamiltonian<TEST_EXECSPACE> F(TEST_EXECSPACE(), dump, space, options);
       EXPECT_EQ(F.kernel(), v.kernel);
+      EXPECT_EQ(F.same_spin_gemm(), v.gemm);
+      EXPECT_EQ(F.same_spin_flops() > 0.0, v.gemm);
       EXPECT_EQ(F.scatter_lists(), v.lists);
       EXPECT_EQ(F.team_kernel(), v.kernel == Kernel::teams);
       if (v.batch > 0) {
@@ -585,16 +593,16 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
                 !c.break_symmetry && std::string(c.file) != "lih_sto3g" && std::string(c.file) != "h2_sto3g")
           << c.file;
       ASSERT_EQ(F.num_rows(), n);
-      const std::string what = std::string(c.file) + " MS2 " + std::to_string(c.ms2) + " level " +
-                               std::to_string(c.level) + " restricted " + std::to_string(c.restrict_to_isym) +
-                               " broken symmetry " + std::to_string(c.break_symmetry) + " kernel " +
-                               (v.kernel == Kernel::teams     ? "teams"
-                                : v.kernel == Kernel::rows    ? "rows"
-                                : v.kernel == Kernel::scatter ? "scatter"
-                                : v.kernel == Kernel::mma     ? "mma"
-                                                              : "tiles") +
-                               (v.lists ? " lists" : "") + " slots/parts " + std::to_string(F.slots()) + " batch " +
-                               std::to_string(F.batch()) + ": " + std::to_string(n) + " determinants";
+      const std::string what =
+          std::string(c.file) + " MS2 " + std::to_string(c.ms2) + " level " + std::to_string(c.level) + " restricted " +
+          std::to_string(c.restrict_to_isym) + " broken symmetry " + std::to_string(c.break_symmetry) + " kernel " +
+          (v.kernel == Kernel::teams     ? "teams"
+           : v.kernel == Kernel::rows    ? "rows"
+           : v.kernel == Kernel::scatter ? "scatter"
+           : v.kernel == Kernel::mma     ? "mma"
+                                         : "tiles") +
+          (v.lists ? " lists" : "") + (v.gemm ? " same-spin gemm" : "") + " slots/parts " + std::to_string(F.slots()) +
+          " batch " + std::to_string(F.batch()) + ": " + std::to_string(n) + " determinants";
       // (not mirrors: those alias hx and hy on the host)
       Kokkos::View<double*, TEST_MEMSPACE> x("x", n), y("y", n);
       Kokkos::deep_copy(x, hx);
@@ -609,7 +617,7 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
       F.apply(1.0, x, 0.0, y);
       const auto got0 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
       for (int r = 0; r < n; ++r) ASSERT_NEAR(got0(r), (want(r) - 0.5 * hy(r)) / 1.5, 1e-13 * scale) << what;
-      if (v.kernel == Kernel::scatter || v.kernel == Kernel::mma || v.kernel == Kernel::tiles) {
+      if (same_spin_kernel) {
         // the same-spin terms and the alpha-beta sum (FactoredOptions::terms) add up to the product, and each
         // differs from it (neither is empty, neither the whole)
         double part_sum_worst = 0.0, off_same = 0.0, off_ab = 0.0;
@@ -675,10 +683,17 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
   EXPECT_THROW(build(with(Kernel::mma, 8, 0, false)), std::invalid_argument);
   EXPECT_THROW(build(with(Kernel::scatter, 4, 0, false)), std::invalid_argument);
   EXPECT_THROW(build(with(Kernel::tiles, 8, 0, true)), std::invalid_argument);
-  for (const Kernel k : {Kernel::rows, Kernel::teams}) {  // a part of the terms needs scatter, mma or tiles
-    auto o = with(k, 0, 0, false);
+  for (const Kernel k : {Kernel::rows, Kernel::teams}) {  // a part of the terms, or the dense same-spin pass, needs
+    auto o = with(k, 0, 0, false);                        // scatter, mma or tiles
     o.terms = cispmv::ci::FactoredOptions::Terms::same_spin;
     EXPECT_THROW(build(o), std::invalid_argument);
+    o = with(k, 0, 0, false);
+    o.same_spin_pass = cispmv::ci::FactoredOptions::SameSpinPass::gemm;
+    EXPECT_THROW(build(o), std::invalid_argument);
+  }
+  // the automatic same-spin pass: in the kernel's teams on CPUs
+  if (!cispmv::impl::is_gpu_space_v<TEST_EXECSPACE>) {
+    EXPECT_FALSE(build(with(Kernel::scatter, 0, 0, false)).same_spin_gemm());
   }
   if (cispmv::impl::is_gpu_space_v<TEST_EXECSPACE>) {
     EXPECT_THROW(build(with(Kernel::mma, 0, 48, false)), std::invalid_argument);

@@ -496,7 +496,10 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
         << format_bytes(static_cast<double>(F.bytes())) << " of string lists and integrals on " << Exec::name()
         << ", built in " << std::fixed << std::setprecision(3) << timings.hamiltonian << " s (diagonal included); "
         << std::defaultfloat << F.alpha_beta_terms() << " alpha-beta terms per product, pairs of other irreps "
-        << (F.uses_symmetry() ? "skipped" : "visited") << std::endl;
+        << (F.uses_symmetry() ? "skipped" : "visited") << ", same-spin terms "
+        << (F.same_spin_gemm() ? "as dense products (" + std::to_string(F.same_spin_flops() * 1e-9) + " GFLOP)"
+                               : std::string("from the lists"))
+        << std::endl;
     status = solve_operator_and_report(F, "factored Hamiltonian", "factored", diagonal, blocks, irreps, dump, options,
                                        timings, res, out);
   } else if (csell_block_rows > 0) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -68,7 +69,7 @@ void for_each_single(std::uint64_t s, int n, const std::unordered_map<std::uint6
 }  // namespace
 
 FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace& space, const FactoredOptions& options,
-                                const int batch, const FactoredTable table) {
+                                const int batch, const FactoredTable table, const bool same_spin_gemm) {
   const char* who = "cispmv::ci::FactoredHamiltonian";
   const int n = space.num_orbitals;
   if (integrals.num_orbitals != n) {
@@ -376,7 +377,172 @@ FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace
       h.eri[pq * np + rs] = integrals.two_electron[pq >= rs ? pq * (pq + 1) / 2 + rs : rs * (rs + 1) / 2 + pq];
     }
   }
+  if (same_spin_gemm) {
+    std::vector<std::uint8_t> a_class(static_cast<std::size_t>(h.na), 0), q_class(static_cast<std::size_t>(h.nb), 0);
+    for (std::size_t a = 0; symmetry && a < a_class.size(); ++a) a_class[a] = space.alpha.irrep[a];
+    for (std::size_t q = 0; symmetry && q < q_class.size(); ++q) {
+      q_class[q] = space.beta.irrep[static_cast<std::size_t>(id_of[q])];
+    }
+    same_spin_products(h, a_class, q_class);
+  }
   return h;
+}
+
+void same_spin_products(FactoredHost& h, const std::vector<std::uint8_t>& a_class,
+                        const std::vector<std::uint8_t>& q_class) {
+  GatheredGemmHost& g = h.gemm;
+  g = GatheredGemmHost{};
+  h.gemm_built = false;
+  h.same_spin_terms = 0.0;
+  const int nkb = h.nkb;
+  auto rowbase = [&](std::int32_t a, int kb) {
+    const std::int64_t r = h.a_rowbase[static_cast<std::size_t>(a) * nkb + static_cast<std::size_t>(kb)];
+    if (r < 0) throw std::logic_error("cispmv::ci::FactoredHamiltonian: a string pair of a block is off the space");
+    return r;
+  };
+  // dense blocks, one per set of strings (sorted ids of one spin): rows and columns in the set's order
+  std::map<std::pair<int, std::vector<std::int32_t>>, std::int64_t> dense_of;
+  double nonzeros = 0.0;  // of the last block built or found
+  std::map<std::int64_t, double> nonzeros_of;
+  auto too_large = [&](std::size_t more) {
+    if (static_cast<double>(g.mat.size() + more) * 8.0 <= factored_gemm_max_bytes) return false;
+    h.gemm_why = "its dense blocks would take more than " +
+                 std::to_string(static_cast<long long>(factored_gemm_max_bytes / (1024 * 1024))) + " MiB";
+    return true;
+  };
+  // f(row, column, value) for each stored entry of H_alpha's row of alpha id a / H_beta's row of position q
+  auto alpha_row = [&](std::int32_t a, auto&& f) {
+    for (std::int64_t e = h.aa_ptr[static_cast<std::size_t>(a)]; e < h.aa_ptr[static_cast<std::size_t>(a) + 1]; ++e) {
+      f(h.aa_col[static_cast<std::size_t>(e)], h.aa_val[static_cast<std::size_t>(e)]);
+    }
+  };
+  auto beta_row = [&](std::int32_t q, auto&& f) {
+    const std::int64_t first = h.bb_ptr[static_cast<std::size_t>(q) / 32];
+    for (int k = 0; k < h.bb_count[static_cast<std::size_t>(q)]; ++k) {
+      const auto at = static_cast<std::size_t>(first + 32 * static_cast<std::int64_t>(k) + (q & 31));
+      f(h.bb_col[at], h.bb_val[at]);
+    }
+  };
+  auto dense = [&](int spin, const std::vector<std::int32_t>& set, auto&& row_of) -> std::int64_t {
+    const auto key = std::make_pair(spin, set);
+    if (const auto it = dense_of.find(key); it != dense_of.end()) {
+      nonzeros = nonzeros_of[it->second];
+      return it->second;
+    }
+    const std::size_t n = set.size();
+    if (too_large(n * n)) return -1;
+    const auto at = static_cast<std::int64_t>(g.mat.size());
+    g.mat.resize(g.mat.size() + n * n, 0.0);
+    std::unordered_map<std::int32_t, std::size_t> slot;
+    for (std::size_t i = 0; i < n; ++i) slot.emplace(set[i], i);
+    nonzeros = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+      row_of(set[i], [&](std::int32_t col, double v) {
+        const auto it = slot.find(col);
+        if (it == slot.end()) return;
+        g.mat[static_cast<std::size_t>(at) + i * n + it->second] = v;
+        nonzeros += 1.0;
+      });
+    }
+    dense_of.emplace(key, at);
+    nonzeros_of[at] = nonzeros;
+    return at;
+  };
+  auto iota_from = [](std::int64_t first, int count) {
+    std::vector<std::int64_t> v(static_cast<std::size_t>(count));
+    std::iota(v.begin(), v.end(), first);
+    return v;
+  };
+
+  // H_alpha (x) 1: each block of beta positions (one rank, and irrep in a space of one irrep) against the alpha
+  // strings that pair with it, by class: y(a, q) += sum_a' H_alpha(a, a') x(a', q)
+  for (int q0 = 0; q0 < h.nb;) {
+    const int q1 = h.q_block_end[static_cast<std::size_t>(q0)], kb = h.q_rank[static_cast<std::size_t>(q0)];
+    std::map<int, std::vector<std::int32_t>> sets;
+    for (std::int32_t a = 0; a < h.na; ++a) {
+      if (h.a_lo[static_cast<std::size_t>(a)] <= q0 && q0 < h.a_hi[static_cast<std::size_t>(a)]) {
+        sets[a_class[static_cast<std::size_t>(a)]].push_back(a);
+      }
+    }
+    const std::int64_t cols = g.add_index(iota_from(h.q_position[static_cast<std::size_t>(q0)], q1 - q0));
+    for (const auto& [c, set] : sets) {
+      const std::int64_t at = dense(0, set, alpha_row);
+      if (at < 0) return;
+      const auto m = static_cast<int>(set.size());
+      std::vector<std::int64_t> rows;
+      for (const std::int32_t a : set) rows.push_back(rowbase(a, kb));
+      const std::int64_t ru = g.add_index(rows);
+      g.add_group(m, q1 - q0, ru, cols);
+      g.add_segment(at, m, m, ru, cols, false);
+      h.same_spin_terms += nonzeros * (q1 - q0);
+    }
+    q0 = q1;
+  }
+  g.end_launch();
+
+  // 1 (x) H_beta: the alpha strings of one beta range against the dense blocks of H_beta over the range's positions
+  // of each class: y(a, q) += sum_q' H_beta(q, q') x(a, q'), in groups of the output's blocks (one rank), a segment
+  // per block of q' (the rows of x of another rank lie elsewhere)
+  std::map<std::pair<int, int>, std::vector<std::int32_t>> by_range;
+  for (std::int32_t a = 0; a < h.na; ++a) {
+    by_range[{h.a_lo[static_cast<std::size_t>(a)], h.a_hi[static_cast<std::size_t>(a)]}].push_back(a);
+  }
+  for (const auto& [range, alphas] : by_range) {
+    const auto [lo, hi] = range;
+    std::vector<std::pair<int, int>> blocks;  // [q0, q1) of one rank
+    for (int q0 = lo; q0 < hi; q0 = h.q_block_end[static_cast<std::size_t>(q0)]) {
+      blocks.emplace_back(q0, std::min(hi, h.q_block_end[static_cast<std::size_t>(q0)]));
+    }
+    std::map<int, std::int64_t> rows_at;  // per rank: the alpha strings' row bases
+    for (const auto& [q0, q1] : blocks) {
+      const int kb = h.q_rank[static_cast<std::size_t>(q0)];
+      if (rows_at.count(kb) != 0) continue;
+      std::vector<std::int64_t> rows;
+      for (const std::int32_t a : alphas) rows.push_back(rowbase(a, kb));
+      rows_at[kb] = g.add_index(rows);
+    }
+    std::map<int, std::vector<std::int32_t>> sets;  // per class: the range's positions
+    for (int q = lo; q < hi; ++q) sets[q_class[static_cast<std::size_t>(q)]].push_back(q);
+    for (const auto& [c, set] : sets) {
+      const std::int64_t at = dense(1, set, beta_row);
+      if (at < 0) return;
+      const auto ld = static_cast<int>(set.size());
+      // the set's positions in each block: a run of the set (both in order of q)
+      std::vector<std::pair<int, int>> runs;
+      std::vector<std::int64_t> offsets;
+      for (const auto& [q0, q1] : blocks) {
+        const auto first = std::lower_bound(set.begin(), set.end(), q0) - set.begin();
+        const auto last = std::lower_bound(set.begin(), set.end(), q1) - set.begin();
+        runs.emplace_back(static_cast<int>(first), static_cast<int>(last));
+        std::vector<std::int64_t> pos;
+        for (auto i = first; i < last; ++i) {
+          pos.push_back(h.q_position[static_cast<std::size_t>(set[static_cast<std::size_t>(i)])]);
+        }
+        offsets.push_back(g.add_index(pos));
+      }
+      for (std::size_t bo = 0; bo < blocks.size(); ++bo) {
+        const auto [r0, r1] = runs[bo];
+        if (r0 == r1) continue;
+        const int ko = h.q_rank[static_cast<std::size_t>(blocks[bo].first)];
+        g.add_group(r1 - r0, static_cast<int>(alphas.size()), offsets[bo], rows_at[ko]);
+        for (std::size_t bi = 0; bi < blocks.size(); ++bi) {
+          const auto [c0, c1] = runs[bi];
+          double used = 0.0;  // the sub-block's nonzeros (none: ranks more than 2 apart)
+          for (int i = r0; i < r1; ++i) {
+            for (int k = c0; k < c1; ++k) {
+              used += g.mat[static_cast<std::size_t>(at) + static_cast<std::size_t>(i) * ld + k] != 0.0 ? 1.0 : 0.0;
+            }
+          }
+          if (used == 0.0) continue;
+          const int ki = h.q_rank[static_cast<std::size_t>(blocks[bi].first)];
+          g.add_segment(at + static_cast<std::int64_t>(r0) * ld + c0, ld, c1 - c0, offsets[bi], rows_at[ki], true);
+          h.same_spin_terms += used * static_cast<double>(alphas.size());
+        }
+      }
+    }
+  }
+  g.end_launch();
+  h.gemm_built = true;
 }
 
 void factored_units(FactoredHost& h, const int max_batches, const int max_pairs) {

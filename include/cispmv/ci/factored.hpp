@@ -31,6 +31,7 @@
 #include "cispmv/impl/backend.hpp"
 #include "cispmv/impl/bits.hpp"
 #include "cispmv/impl/convert_helpers.hpp"
+#include "cispmv/impl/gathered_gemm.hpp"
 #include "cispmv/impl/kernels/host_simd.hpp"
 #include "cispmv/impl/warp_mma.hpp"
 
@@ -99,6 +100,16 @@ struct FactoredOptions {
   /// same-spin terms H_alpha (x) 1 + 1 (x) H_beta or only the alpha-beta sum (their sum is H x). The scatter, mma
   /// and tiles kernels; the others refuse a part.
   enum class Terms { all, same_spin, alpha_beta } terms = Terms::all;
+  /// How the scatter, mma and tile kernels form the same-spin terms H_alpha (x) 1 and 1 (x) H_beta: in their teams,
+  /// each position's entries of H_beta and each entry of H_alpha read for every determinant (`lists`), or as dense
+  /// products, two launches after the alpha-beta kernel (`gemm`): for each block of beta strings, the dense block of
+  /// H_alpha over the alpha strings that pair with it (by irrep where the integrals obey ORBSYM) times those rows
+  /// of x, and for each set of alpha strings of one beta range, those rows of x times the dense blocks of H_beta
+  /// (impl::GatheredGemmKernel: DMMA on CUDA GPUs of compute capability 8.0 or later). A dense block does more
+  /// multiply-adds than its entries (zeros included) but reads each entry once per 64 x 64 tile instead of once
+  /// per determinant. `automatic`: `gemm` on GPUs where its dense work is at most 16 times the lists' terms and its
+  /// blocks take at most 256 MiB, else `lists`. `gemm` where the blocks would exceed that is refused.
+  enum class SameSpinPass { automatic, lists, gemm } same_spin_pass = SameSpinPass::automatic;
 };
 
 /// The diagonal of the space's Hamiltonian (without the core energy), by the Slater-Condon rules on the
@@ -189,6 +200,12 @@ struct FactoredHost {
   std::vector<std::int32_t> mu_ksteps, mu_pair, mu_pairs, mu_lo, mu_len;
   int max_unit_pairs = 0, max_unit_batches = 0;
   std::size_t alpha_beta_terms = 0;  ///< beta entries visited by one product (the cost model's unit)
+  // the same-spin terms as dense products (FactoredOptions::SameSpinPass::gemm), where factor_hamiltonian was asked
+  // for them: launch 0 H_alpha (x) 1, launch 1 1 (x) H_beta; gemm_why says why they were not built
+  GatheredGemmHost gemm;
+  bool gemm_built = false;
+  std::string gemm_why;
+  double same_spin_terms = 0.0;  ///< the same-spin terms' multiply-adds in one product (the lists' entries used)
 };
 
 /// Where a table of either layout (FactoredHost::table_tiles, table_stride) holds pair m's entry for position q.
@@ -198,9 +215,19 @@ KOKKOS_INLINE_FUNCTION std::int64_t factored_table_at(bool tiles, int stride, st
 /// Which FactoredHost::table factor_hamiltonian builds (pairs x beta strings x 4 bytes): none, by rows (the scatter
 /// kernel's walk over every pair of a class) or by tiles of 8 positions (the mma kernel's).
 enum class FactoredTable { none, rows, tiles };
+/// The most bytes the same-spin pass's dense blocks may take (FactoredOptions::SameSpinPass).
+inline constexpr double factored_gemm_max_bytes = 256.0 * 1024 * 1024;
+/// The string lists of a space; with `same_spin_gemm` also the same-spin terms' dense products (FactoredHost::gemm),
+/// unless their blocks would exceed factored_gemm_max_bytes (FactoredHost::gemm_why).
 FactoredHost factor_hamiltonian(const ci::FciDump& integrals, const ci::DeterminantSpace& space,
                                 const ci::FactoredOptions& options, int batch = factored_batch,
-                                FactoredTable table = FactoredTable::none);
+                                FactoredTable table = FactoredTable::none, bool same_spin_gemm = false);
+/// The same-spin terms as dense products (FactoredHost::gemm) from the lists factor_hamiltonian built: blocks by the
+/// class of each alpha string (a_class, by id) and beta string (q_class, by kernel position); all 0 where the
+/// integrals do not obey ORBSYM. Sets gemm_why and leaves gemm_built false where the blocks would take more than
+/// factored_gemm_max_bytes.
+void same_spin_products(FactoredHost& h, const std::vector<std::uint8_t>& a_class,
+                        const std::vector<std::uint8_t>& q_class);
 /// The units of the mma and tile kernels (FactoredHost::mu_*): each alpha string's batches in runs of one
 /// class of at most `max_batches`, against at most `max_pairs` pairs of the class.
 void factored_units(FactoredHost& h, int max_batches, int max_pairs);
@@ -536,7 +563,9 @@ KOKKOS_FUNCTION CISPMV_FACTORED_APART void factored_same_spin_and_write(const Me
                                                                         const bool accumulate) {
   const int T = m.team_size(), t = m.team_rank();
   const int lo_a = d.a_lo(ia), len_a = d.a_hi(ia) - lo_a;
-  for (int k = t; k < len_a; k += T) row(k) = x(d.index(ia, lo_a + k));
+  if (d.same_spin) {
+    for (int k = t; k < len_a; k += T) row(k) = x(d.index(ia, lo_a + k));
+  }
   m.team_barrier();
   const int own_lo = static_cast<int>(static_cast<std::int64_t>(len_a) * part / parts);
   const int own_hi = d.same_spin ? static_cast<int>(static_cast<std::int64_t>(len_a) * (part + 1) / parts) : own_lo;
@@ -1207,10 +1236,27 @@ class FactoredHamiltonian {
       throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: team size " + std::to_string(options.team_size) +
                                   " (0 or 1..256) or parts " + std::to_string(options.parts) + " (0 or more)");
     }
+    using Pass = FactoredOptions::SameSpinPass;
+    const bool gemm_kernel = kernel_ == K::scatter || mma || tiles;
+    if (options.same_spin_pass == Pass::gemm && !gemm_kernel) {
+      throw std::invalid_argument(
+          "cispmv::ci::FactoredHamiltonian: the same-spin pass `gemm` (FactoredOptions::same_spin_pass) needs the "
+          "scatter, mma or tiles kernel");
+    }
+    const bool want_gemm = gemm_kernel && options.terms != FactoredOptions::Terms::alpha_beta &&
+                           (options.same_spin_pass == Pass::gemm || (options.same_spin_pass == Pass::automatic && gpu));
     impl::FactoredHost h = impl::factor_hamiltonian(integrals, space, options, batch,
                                                     mma                                ? impl::FactoredTable::tiles
                                                     : kernel_ == K::scatter && !lists_ ? impl::FactoredTable::rows
-                                                                                       : impl::FactoredTable::none);
+                                                                                       : impl::FactoredTable::none,
+                                                    want_gemm);
+    if (options.same_spin_pass == Pass::gemm && want_gemm && !h.gemm_built) {
+      throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: the same-spin pass `gemm`: " + h.gemm_why);
+    }
+    // automatic: dense work at most 16 times the lists' (the all-electron H2O/6-31G's blocks by irrep: ~4 times)
+    gemm_same_spin_ = h.gemm_built && (options.same_spin_pass == Pass::gemm ||
+                                       h.gemm.flops <= 16.0 * 2.0 * std::max(1.0, h.same_spin_terms));
+    same_spin_flops_ = gemm_same_spin_ ? h.gemm.flops : 0.0;
     if (mma) impl::factored_units(h, impl::factored_mma_ksteps, 8 * impl::factored_mma_mtiles);
     if (tiles) impl::factored_units(h, impl::factored_tile_batches, impl::factored_tile_pairs);
     rows_ = h.rows;
@@ -1218,8 +1264,12 @@ class FactoredHamiltonian {
     symmetry_ = h.symmetry;
     bytes_ = vector_bytes(h);
     d_ = impl::FactoredData<memory_space>(h);
-    d_.same_spin = options.terms != FactoredOptions::Terms::alpha_beta;
+    d_.same_spin = options.terms != FactoredOptions::Terms::alpha_beta && !gemm_same_spin_;
     d_.alpha_beta = options.terms != FactoredOptions::Terms::same_spin;
+    if (gemm_same_spin_) {
+      gemm_ = impl::GatheredGemmData<memory_space>(h.gemm);
+      bytes_ += h.gemm.bytes();
+    }
     if (kernel_ == K::scatter || mma || tiles) {
       // parts per alpha string where its beta range is long: enough teams where the alpha strings are few (4),
       // else as few as fill the GPU without a long tail of teams (each part adds its row into y atomically, y
@@ -1317,6 +1367,10 @@ class FactoredHamiltonian {
   bool team_kernel() const { return teams_; }
   int team_size() const { return team_size_; }
   int slots() const { return slots_; }
+  /// Whether the same-spin terms are dense products (FactoredOptions::SameSpinPass::gemm), and those products'
+  /// floating-point operations in one product (2 m k n over the dense blocks; 0 without them).
+  bool same_spin_gemm() const { return gemm_same_spin_; }
+  double same_spin_flops() const { return same_spin_flops_; }
 
   /// y = beta * y + alpha * H x (x and y: rank-1 Views of num_rows() entries in memory_space; y may not
   /// alias x).
@@ -1327,7 +1381,9 @@ class FactoredHamiltonian {
                                   " entries and y " + std::to_string(y.extent(0)) + ", the space " +
                                   std::to_string(rows_) + " determinants");
     }
-    if (kernel_ == FactoredOptions::Kernel::tiles) {
+    if (gemm_same_spin_ && !d_.alpha_beta) {
+      scale(beta, y);  // (the same-spin terms alone: nothing for the alpha-beta kernel to add)
+    } else if (kernel_ == FactoredOptions::Kernel::tiles) {
       if (slots_ > 1) scale(beta, y);
       launch_teams(impl::FactoredTileKernel<Exec, XView, YView>{d_, x, y, alpha, beta, task_ia_, task_first_, task_end_,
                                                                 slots_ > 1, 0, impl::host_simd::avx512_available()});
@@ -1357,6 +1413,9 @@ class FactoredHamiltonian {
       Kokkos::parallel_for("cispmv::ci::factored",
                            Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>>(exec_, 0, na_),
                            impl::FactoredRowKernel<memory_space, XView, YView>{d_, x, y, alpha, beta});
+    }
+    if (gemm_same_spin_) {  // H_alpha (x) 1, then 1 (x) H_beta: their outputs overlap, so one launch after the other
+      for (std::size_t l = 0; l < gemm_.launches(); ++l) impl::gathered_gemm(exec_, gemm_, l, alpha, x, y);
     }
   }
 
@@ -1391,6 +1450,9 @@ class FactoredHamiltonian {
 
   Exec exec_;
   impl::FactoredData<memory_space> d_;
+  impl::GatheredGemmData<memory_space> gemm_;
+  bool gemm_same_spin_ = false;
+  double same_spin_flops_ = 0.0;
   Kokkos::View<std::int32_t*, memory_space> task_ia_, task_first_, task_end_;
   std::int64_t rows_ = 0;
   std::size_t terms_ = 0, bytes_ = 0;

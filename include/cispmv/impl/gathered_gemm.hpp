@@ -1,0 +1,297 @@
+#pragma once
+/// \file impl/gathered_gemm.hpp
+/// Dense products on gathered rows and columns of a vector: for each group g of a set,
+///   y[cu(i) + cv(j)] += alpha * sum_s sum_k M_s(i, k) x[bu_s(k) + bv_s(j)],   i < m, j < n,
+/// where M_s is a dense block (row-major, leading dimension ld_s, K_s columns) and cu, cv, bu_s, bv_s are
+/// lists of offsets. A CI vector is a matrix over (alpha string, beta string) whose rows and columns lie at
+/// such offsets, so the same-spin terms of the CI Hamiltonian, H_alpha (x) 1 and 1 (x) H_beta, are products of
+/// this kind with dense blocks of the string Hamiltonians (one per irrep of the strings): the factored
+/// Hamiltonian's `gemm` same-spin pass (ci/factored.hpp), which reads each list entry once per tile instead of
+/// once per determinant.
+///
+/// A team forms a 64 x 64 tile of one group's output from chunks of 16 of k: the chunk of M and of x staged in
+/// team scratch, each of the team's 4 warps a 32 x 32 part of the tile by 8x8x4 products (impl::warp_mma_8x8x4:
+/// DMMA on CUDA GPUs of compute capability 8.0 or later; on CPUs one thread holds the 4 warps' lanes and forms the
+/// same products in the same fragments, so that the CPU backends test the GPU's indexing). Each output entry
+/// belongs to one group and one tile, so the adds into y need no atomics; groups whose outputs overlap go to
+/// different launches.
+
+#include <Kokkos_Core.hpp>
+
+#include "cispmv/impl/backend.hpp"
+#include "cispmv/impl/convert_helpers.hpp"
+#include "cispmv/impl/warp_mma.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+// loops over a thread's staged values, tiles and lanes: unrolled on the device (registers), not on CPUs (where a
+// thread holds 4 warps' lanes)
+#if defined(__CUDA_ARCH__)
+#define CISPMV_GATHERED_UNROLL _Pragma("unroll")
+#else
+#define CISPMV_GATHERED_UNROLL
+#endif
+
+namespace cispmv::impl {
+
+/// A set of gathered products on the host (see the file's comment). Group g: rows i < group_m[g] at
+/// index[group_cu[g] + i], columns j < group_n[g] at index[group_cv[g] + j], segments
+/// [group_seg[g], group_seg[g + 1]). Segment s: M_s(i, k) = mat[seg_mat[s] + i * seg_ld[s] + k] for k < seg_k[s],
+/// x's entry (k, j) at index[seg_bu[s] + k] + index[seg_bv[s] + j]; seg_along_k: the entries of consecutive k lie
+/// closer together than those of consecutive j (the staging's threads go along k). Tasks: (group, first row,
+/// first column) of a tile, launch l the tasks [launch_ptr[l], launch_ptr[l + 1]).
+struct GatheredGemmHost {
+  std::vector<double> mat;
+  std::vector<std::int64_t> index;
+  std::vector<std::int32_t> group_m, group_n, group_seg{0};
+  std::vector<std::int64_t> group_cu, group_cv;
+  std::vector<std::int64_t> seg_mat, seg_bu, seg_bv;
+  std::vector<std::int32_t> seg_ld, seg_k;
+  std::vector<std::uint8_t> seg_along_k;
+  std::vector<std::int32_t> task_group, task_i, task_j;
+  std::vector<std::int32_t> launch_ptr{0};
+  std::size_t launch_group0 = 0;  ///< the first group of the launch being built
+  double flops = 0.0;  ///< 2 m K n summed over the groups' segments: the dense products' work
+
+  static constexpr int tile_m = 64, tile_n = 64;
+  std::size_t groups() const { return group_m.size(); }
+  std::size_t launches() const { return launch_ptr.size() - 1; }
+  /// Opens group g of the current launch (rows at cu, columns at cv: offsets into `index`).
+  void add_group(int m, int n, std::int64_t cu, std::int64_t cv) {
+    group_m.push_back(m);
+    group_n.push_back(n);
+    group_cu.push_back(cu);
+    group_cv.push_back(cv);
+    group_seg.push_back(group_seg.back());
+  }
+  /// A segment of the last group.
+  void add_segment(std::int64_t at, int ld, int k, std::int64_t bu, std::int64_t bv, bool along_k) {
+    seg_mat.push_back(at);
+    seg_ld.push_back(ld);
+    seg_k.push_back(k);
+    seg_bu.push_back(bu);
+    seg_bv.push_back(bv);
+    seg_along_k.push_back(along_k ? 1 : 0);
+    ++group_seg.back();
+    flops += 2.0 * group_m.back() * k * group_n.back();
+  }
+  /// Offsets appended to `index`; returns where they start.
+  std::int64_t add_index(const std::vector<std::int64_t>& v) {
+    const auto at = static_cast<std::int64_t>(index.size());
+    index.insert(index.end(), v.begin(), v.end());
+    return at;
+  }
+  /// Closes the current launch: the tiles of its groups become its tasks.
+  void end_launch() {
+    for (std::size_t g = launch_group0; g < groups(); ++g) {
+      if (group_seg[g] == group_seg[g + 1]) continue;  // (no segment: nothing to add)
+      for (int i = 0; i < group_m[g]; i += tile_m) {
+        for (int j = 0; j < group_n[g]; j += tile_n) {
+          task_group.push_back(static_cast<std::int32_t>(g));
+          task_i.push_back(i);
+          task_j.push_back(j);
+        }
+      }
+    }
+    launch_ptr.push_back(static_cast<std::int32_t>(task_group.size()));
+    launch_group0 = groups();
+  }
+  std::size_t bytes() const {
+    return mat.size() * 8 + index.size() * 8 + group_m.size() * 28 + seg_mat.size() * 33 + task_group.size() * 12;
+  }
+};
+
+/// GatheredGemmHost in the memory space Mem.
+template <class Mem>
+struct GatheredGemmData {
+  Kokkos::View<double*, Mem> mat;
+  Kokkos::View<std::int64_t*, Mem> index, group_cu, group_cv, seg_mat, seg_bu, seg_bv;
+  Kokkos::View<std::int32_t*, Mem> group_m, group_n, group_seg, seg_ld, seg_k, task_group, task_i, task_j;
+  Kokkos::View<std::uint8_t*, Mem> seg_along_k;
+  std::vector<std::int32_t> launch_ptr;  // (host)
+
+  GatheredGemmData() = default;
+  explicit GatheredGemmData(const GatheredGemmHost& h)
+      : mat(view_of<double, Mem>("cispmv::gathered_gemm::mat", h.mat)),
+        index(view_of<std::int64_t, Mem>("cispmv::gathered_gemm::index", h.index)),
+        group_cu(view_of<std::int64_t, Mem>("cispmv::gathered_gemm::group_cu", h.group_cu)),
+        group_cv(view_of<std::int64_t, Mem>("cispmv::gathered_gemm::group_cv", h.group_cv)),
+        seg_mat(view_of<std::int64_t, Mem>("cispmv::gathered_gemm::seg_mat", h.seg_mat)),
+        seg_bu(view_of<std::int64_t, Mem>("cispmv::gathered_gemm::seg_bu", h.seg_bu)),
+        seg_bv(view_of<std::int64_t, Mem>("cispmv::gathered_gemm::seg_bv", h.seg_bv)),
+        group_m(view_of<std::int32_t, Mem>("cispmv::gathered_gemm::group_m", h.group_m)),
+        group_n(view_of<std::int32_t, Mem>("cispmv::gathered_gemm::group_n", h.group_n)),
+        group_seg(view_of<std::int32_t, Mem>("cispmv::gathered_gemm::group_seg", h.group_seg)),
+        seg_ld(view_of<std::int32_t, Mem>("cispmv::gathered_gemm::seg_ld", h.seg_ld)),
+        seg_k(view_of<std::int32_t, Mem>("cispmv::gathered_gemm::seg_k", h.seg_k)),
+        task_group(view_of<std::int32_t, Mem>("cispmv::gathered_gemm::task_group", h.task_group)),
+        task_i(view_of<std::int32_t, Mem>("cispmv::gathered_gemm::task_i", h.task_i)),
+        task_j(view_of<std::int32_t, Mem>("cispmv::gathered_gemm::task_j", h.task_j)),
+        seg_along_k(view_of<std::uint8_t, Mem>("cispmv::gathered_gemm::seg_along_k", h.seg_along_k)),
+        launch_ptr(h.launch_ptr) {}
+  std::size_t launches() const { return launch_ptr.empty() ? 0 : launch_ptr.size() - 1; }
+};
+
+/// The products of one launch: a team per task (a 64 x 64 tile of a group's output), 128 threads on GPUs (4
+/// warps), one thread on CPUs. The chunk of k after the current one is loaded into registers while the current
+/// one's products are formed (on GPUs: 8 values of M and 8 of x a thread), so that the wait for L2 overlaps the
+/// tensor cores' work.
+template <class Exec, class X, class Y>
+struct GatheredGemmKernel {
+  using Mem = typename Exec::memory_space;
+  using Policy = Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<128, 4>>;
+  using Member = typename Policy::member_type;
+  using Scratch = Kokkos::View<double*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  static constexpr int Lanes = warp_lanes<Exec>;
+  static constexpr int TM = GatheredGemmHost::tile_m, TN = GatheredGemmHost::tile_n, TK = 16;
+  // scratch rows padded so that a half-warp's fragment loads fall on distinct banks (M: rows 160 bytes apart,
+  // x: 544)
+  static constexpr int LDM = TK + 4, LDX = TN + 4;
+  static constexpr int Team = Lanes == 1 ? 128 : 1;  // threads of a team
+  static constexpr int WarpsPerThread = Lanes == 1 ? 1 : 4;
+  static constexpr int PerThread = TM * TK / Team;  // staged values of M (and of x) a thread
+  static_assert(TM * TK == TK * TN, "M's chunk and x's chunk are staged by the same threads");
+
+  GatheredGemmData<Mem> g;
+  X x;
+  Y y;
+  double alpha = 1.0;
+  int task0 = 0;
+
+  static int team_size() { return Team; }
+  static std::size_t scratch_bytes() {
+    return Scratch::shmem_size(static_cast<std::size_t>(TM) * LDM) + Scratch::shmem_size(static_cast<std::size_t>(TK) * LDX);
+  }
+
+  // this thread's staged values of chunk k0 of segment s: M's (row e / TK, column e % TK) and x's (along k:
+  // k = e % TK, j = e / TK; else k = e / TN, j = e % TN) for e = t + Team r
+  KOKKOS_INLINE_FUNCTION void load(int s, int k0, int i0, int j0, int m, int n, int t, double (&vm)[PerThread],
+                                   double (&vx)[PerThread]) const {
+    const std::int64_t at = g.seg_mat(s), bu = g.seg_bu(s), bv = g.seg_bv(s);
+    const int ld = g.seg_ld(s), K = g.seg_k(s);
+    const bool along_k = g.seg_along_k(s) != 0;
+    CISPMV_GATHERED_UNROLL
+    for (int r = 0; r < PerThread; ++r) {
+      const int e = t + Team * r;
+      const int i = e / TK, k = e % TK;
+      vm[r] = i0 + i < m && k0 + k < K ? g.mat(at + static_cast<std::int64_t>(i0 + i) * ld + k0 + k) : 0.0;
+      const int kx = along_k ? e % TK : e / TN, jx = along_k ? e / TK : e % TN;
+      vx[r] = k0 + kx < K && j0 + jx < n ? x(g.index(bu + k0 + kx) + g.index(bv + j0 + jx)) : 0.0;
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& member) const {
+    const int task = task0 + member.league_rank();
+    const int grp = g.task_group(task), i0 = g.task_i(task), j0 = g.task_j(task);
+    const int m = g.group_m(grp), n = g.group_n(grp);
+    const int t = member.team_rank();
+    const Scratch ms_view(member.team_scratch(0), static_cast<std::size_t>(TM) * LDM);
+    const Scratch xs_view(member.team_scratch(0), static_cast<std::size_t>(TK) * LDX);
+    double* const ms = in_shared(ms_view.data());
+    double* const xs = in_shared(xs_view.data());
+    const int lane0 = Lanes == 1 ? t % 32 : 0;
+    const int warp0 = Lanes == 1 ? t / 32 : 0;  // the first of this thread's warps (2 x 2 warps: 32 x 32 each)
+
+    double acc[WarpsPerThread][4][4][Lanes][2];
+    CISPMV_GATHERED_UNROLL
+    for (int w = 0; w < WarpsPerThread; ++w) {
+      CISPMV_GATHERED_UNROLL
+      for (int a = 0; a < 4; ++a) {
+        CISPMV_GATHERED_UNROLL
+        for (int b = 0; b < 4; ++b) {
+          CISPMV_GATHERED_UNROLL
+          for (int l = 0; l < Lanes; ++l) acc[w][a][b][l][0] = acc[w][a][b][l][1] = 0.0;
+        }
+      }
+    }
+    double vm[PerThread], vx[PerThread];
+    const int s0 = g.group_seg(grp), s1 = g.group_seg(grp + 1);
+    int s = s0, k0 = 0;
+    if (s < s1) load(s, k0, i0, j0, m, n, t, vm, vx);
+    while (s < s1) {
+      const bool along_k = g.seg_along_k(s) != 0;
+      member.team_barrier();  // (the previous chunk's products have read the scratch)
+      CISPMV_GATHERED_UNROLL
+      for (int r = 0; r < PerThread; ++r) {
+        const int e = t + Team * r;
+        ms[(e / TK) * LDM + e % TK] = vm[r];
+        const int kx = along_k ? e % TK : e / TN, jx = along_k ? e / TK : e % TN;
+        xs[kx * LDX + jx] = vx[r];
+      }
+      member.team_barrier();
+      // the next chunk: of this segment, else of the next one
+      k0 += TK;
+      if (k0 >= g.seg_k(s)) {
+        ++s;
+        k0 = 0;
+      }
+      if (s < s1) load(s, k0, i0, j0, m, n, t, vm, vx);
+      CISPMV_GATHERED_UNROLL
+      for (int w = 0; w < WarpsPerThread; ++w) {
+        const int warp = warp0 + w, wi = 32 * (warp / 2), wj = 32 * (warp % 2);
+        warp_sync();
+        CISPMV_GATHERED_UNROLL
+        for (int kk = 0; kk < TK; kk += 4) {
+          // A(l / 4, l % 4) of each of the warp's 4 row tiles, B(l % 4, l / 4) of each of its 4 column tiles
+          double fa[4][Lanes], fb[4][Lanes];
+          CISPMV_GATHERED_UNROLL
+          for (int a = 0; a < 4; ++a) {
+            CISPMV_GATHERED_UNROLL
+            for (int l = 0; l < Lanes; ++l) {
+              const int lane = lane0 + l;
+              fa[a][l] = ms[(wi + 8 * a + lane / 4) * LDM + kk + lane % 4];
+              fb[a][l] = xs[(kk + lane % 4) * LDX + wj + 8 * a + lane / 4];
+            }
+          }
+          CISPMV_GATHERED_UNROLL
+          for (int a = 0; a < 4; ++a) {
+            CISPMV_GATHERED_UNROLL
+            for (int b = 0; b < 4; ++b) warp_mma_8x8x4(fa[a], fb[b], acc[w][a][b]);
+          }
+        }
+      }
+    }
+    // D(l / 4, 2 (l % 4) + c) of each 8 x 8 tile, added where it lies
+    const std::int64_t cu = g.group_cu(grp), cv = g.group_cv(grp);
+    CISPMV_GATHERED_UNROLL
+    for (int w = 0; w < WarpsPerThread; ++w) {
+      const int warp = warp0 + w, wi = 32 * (warp / 2), wj = 32 * (warp % 2);
+      CISPMV_GATHERED_UNROLL
+      for (int a = 0; a < 4; ++a) {
+        CISPMV_GATHERED_UNROLL
+        for (int l = 0; l < Lanes; ++l) {
+          const int lane = lane0 + l, i = i0 + wi + 8 * a + lane / 4;
+          if (i >= m) continue;
+          const std::int64_t row = g.index(cu + i);
+          CISPMV_GATHERED_UNROLL
+          for (int b = 0; b < 4; ++b) {
+            CISPMV_GATHERED_UNROLL
+            for (int c = 0; c < 2; ++c) {
+              const int j = j0 + wj + 8 * b + 2 * (lane % 4) + c;
+              if (j < n) y(row + g.index(cv + j)) += alpha * acc[w][a][b][l][c];
+            }
+          }
+        }
+      }
+    }
+  }
+};
+
+/// Launch l of the set g (on exec): y[...] += alpha * its products (see the file's comment).
+template <class Exec, class X, class Y>
+void gathered_gemm(const Exec& exec, const GatheredGemmData<typename Exec::memory_space>& g, std::size_t l,
+                   double alpha, const X& x, const Y& y) {
+  using K = GatheredGemmKernel<Exec, X, Y>;
+  const int first = g.launch_ptr[l], count = g.launch_ptr[l + 1] - first;
+  if (count == 0) return;
+  typename K::Policy policy(exec, count, K::team_size());
+  Kokkos::parallel_for("cispmv::gathered_gemm", policy.set_scratch_size(0, Kokkos::PerTeam(K::scratch_bytes())),
+                       K{g, x, y, alpha, first});
+}
+
+}  // namespace cispmv::impl
+
+#undef CISPMV_GATHERED_UNROLL
