@@ -54,7 +54,7 @@ struct GatheredGemmHost {
   std::vector<std::int32_t> task_group, task_i, task_j;
   std::vector<std::int32_t> launch_ptr{0};
   std::size_t launch_group0 = 0;  ///< the first group of the launch being built
-  double flops = 0.0;  ///< 2 m K n summed over the groups' segments: the dense products' work
+  double flops = 0.0;             ///< 2 m K n summed over the groups' segments: the dense products' work
 
   static constexpr int tile_m = 64, tile_n = 64;
   std::size_t groups() const { return group_m.size(); }
@@ -137,14 +137,21 @@ struct GatheredGemmData {
 
 /// The products of one launch: a team per task (a 64 x 64 tile of a group's output), 128 threads on GPUs (4
 /// warps), one thread on CPUs. The chunk of k after the current one is loaded into registers while the current
-/// one's products are formed (on GPUs: 8 values of M and 8 of x a thread), so that the wait for L2 overlaps the
-/// tensor cores' work.
+/// one's products are formed (on GPUs 8 values of M and 8 of x a thread), and the offsets that address x are
+/// read before they are needed: a segment's column offsets (bv) staged in scratch when the loads reach it, each
+/// thread's row offset (bu) of the chunk after the one being loaded held in a register, so that a chunk's loads of
+/// x wait on no other load (s31-r1c, H200: with both offsets read from global memory beside the loads of x, the
+/// address arithmetic waiting on them and the spills of the prefetched values carried most of the stalls).
+/// x's chunk is staged along k (k = e % 16, j = e / 16) where consecutive k lie closer, else in runs of 8 along j
+/// (k = e / 8 % 16, j = e % 8 + 8 (e / 128)), so that on a GPU each thread's values of a chunk share one k.
 template <class Exec, class X, class Y>
 struct GatheredGemmKernel {
   using Mem = typename Exec::memory_space;
-  using Policy = Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<128, 4>>;
+  // (at most 168 registers: the accumulators, the prefetched chunk and the fragments without spills)
+  using Policy = Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<128, 3>>;
   using Member = typename Policy::member_type;
-  using Scratch = Kokkos::View<double*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  template <class T>
+  using ScratchOf = Kokkos::View<T*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   static constexpr int Lanes = warp_lanes<Exec>;
   static constexpr int TM = GatheredGemmHost::tile_m, TN = GatheredGemmHost::tile_n, TK = 16;
   // scratch rows padded so that a half-warp's fragment loads fall on distinct banks (M: rows 160 bytes apart,
@@ -152,8 +159,9 @@ struct GatheredGemmKernel {
   static constexpr int LDM = TK + 4, LDX = TN + 4;
   static constexpr int Team = Lanes == 1 ? 128 : 1;  // threads of a team
   static constexpr int WarpsPerThread = Lanes == 1 ? 1 : 4;
-  static constexpr int PerThread = TM * TK / Team;  // staged values of M (and of x) a thread
-  static_assert(TM * TK == TK * TN, "M's chunk and x's chunk are staged by the same threads");
+  static constexpr int PerThread = TM * TK / Team;         // staged values of M (and of x) a thread
+  static constexpr int RowsPerThread = Team > 1 ? 1 : TK;  // distinct k of a thread's values of x in a chunk
+  static_assert(TM * TK == TK * TN && TN == 64 && TK == 16, "the staging's maps assume 64 x 16 chunks");
 
   GatheredGemmData<Mem> g;
   X x;
@@ -163,23 +171,53 @@ struct GatheredGemmKernel {
 
   static int team_size() { return Team; }
   static std::size_t scratch_bytes() {
-    return Scratch::shmem_size(static_cast<std::size_t>(TM) * LDM) + Scratch::shmem_size(static_cast<std::size_t>(TK) * LDX);
+    return ScratchOf<double>::shmem_size(static_cast<std::size_t>(TM) * LDM) +
+           ScratchOf<double>::shmem_size(static_cast<std::size_t>(TK) * LDX) +
+           ScratchOf<std::int64_t>::shmem_size(static_cast<std::size_t>(TN));
   }
 
-  // this thread's staged values of chunk k0 of segment s: M's (row e / TK, column e % TK) and x's (along k:
-  // k = e % TK, j = e / TK; else k = e / TN, j = e % TN) for e = t + Team r
-  KOKKOS_INLINE_FUNCTION void load(int s, int k0, int i0, int j0, int m, int n, int t, double (&vm)[PerThread],
-                                   double (&vx)[PerThread]) const {
-    const std::int64_t at = g.seg_mat(s), bu = g.seg_bu(s), bv = g.seg_bv(s);
-    const int ld = g.seg_ld(s), K = g.seg_k(s);
-    const bool along_k = g.seg_along_k(s) != 0;
+  // x's chunk entry e: its k and j in the chunk
+  KOKKOS_FORCEINLINE_FUNCTION static int k_of(int e, bool along_k) { return along_k ? e % TK : (e / 8) % TK; }
+  KOKKOS_FORCEINLINE_FUNCTION static int j_of(int e, bool along_k) { return along_k ? e / TK : e % 8 + 8 * (e / 128); }
+
+  // a chunk of k: segment s, first k
+  struct Chunk {
+    int s, k;
+  };
+  KOKKOS_FORCEINLINE_FUNCTION Chunk next(Chunk c) const {
+    c.k += TK;
+    if (c.k >= g.seg_k(c.s)) {
+      ++c.s;
+      c.k = 0;
+    }
+    return c;
+  }
+  // this thread's row offsets bu of chunk c (k = k_of of its entries; 0 past the segment's k)
+  KOKKOS_FORCEINLINE_FUNCTION void row_offsets(Chunk c, int s1, bool along_k, int t,
+                                               std::int64_t (&u)[RowsPerThread]) const {
+    if (c.s >= s1) return;
+    const std::int64_t bu = g.seg_bu(c.s);
+    const int K = g.seg_k(c.s);
+    CISPMV_GATHERED_UNROLL
+    for (int q = 0; q < RowsPerThread; ++q) {
+      const int k = c.k + (Team > 1 ? k_of(t, along_k) : q);
+      u[q] = k < K ? g.index(bu + k) : 0;
+    }
+  }
+  // this thread's values of chunk c: M's (row e / TK, column e % TK) and x's (k_of(e), j_of(e)) for e = t + Team r,
+  // x's through its row offsets u and the segment's column offsets in vs
+  KOKKOS_FORCEINLINE_FUNCTION void load(Chunk c, int i0, int j0, int m, int n, int t, bool along_k,
+                                        const std::int64_t (&u)[RowsPerThread], const std::int64_t* vs,
+                                        double (&vm)[PerThread], double (&vx)[PerThread]) const {
+    const std::int64_t at = g.seg_mat(c.s);
+    const int ld = g.seg_ld(c.s), K = g.seg_k(c.s);
     CISPMV_GATHERED_UNROLL
     for (int r = 0; r < PerThread; ++r) {
       const int e = t + Team * r;
       const int i = e / TK, k = e % TK;
-      vm[r] = i0 + i < m && k0 + k < K ? g.mat(at + static_cast<std::int64_t>(i0 + i) * ld + k0 + k) : 0.0;
-      const int kx = along_k ? e % TK : e / TN, jx = along_k ? e / TK : e % TN;
-      vx[r] = k0 + kx < K && j0 + jx < n ? x(g.index(bu + k0 + kx) + g.index(bv + j0 + jx)) : 0.0;
+      vm[r] = i0 + i < m && c.k + k < K ? g.mat(at + static_cast<std::int64_t>(i0 + i) * ld + c.k + k) : 0.0;
+      const int kx = k_of(e, along_k), jx = j_of(e, along_k);
+      vx[r] = c.k + kx < K && j0 + jx < n ? x(u[Team > 1 ? 0 : kx] + vs[jx]) : 0.0;
     }
   }
 
@@ -188,12 +226,21 @@ struct GatheredGemmKernel {
     const int grp = g.task_group(task), i0 = g.task_i(task), j0 = g.task_j(task);
     const int m = g.group_m(grp), n = g.group_n(grp);
     const int t = member.team_rank();
-    const Scratch ms_view(member.team_scratch(0), static_cast<std::size_t>(TM) * LDM);
-    const Scratch xs_view(member.team_scratch(0), static_cast<std::size_t>(TK) * LDX);
+    const ScratchOf<double> ms_view(member.team_scratch(0), static_cast<std::size_t>(TM) * LDM);
+    const ScratchOf<double> xs_view(member.team_scratch(0), static_cast<std::size_t>(TK) * LDX);
+    const ScratchOf<std::int64_t> vs_view(member.team_scratch(0), static_cast<std::size_t>(TN));
     double* const ms = in_shared(ms_view.data());
     double* const xs = in_shared(xs_view.data());
+    std::int64_t* const vs = in_shared(vs_view.data());
     const int lane0 = Lanes == 1 ? t % 32 : 0;
     const int warp0 = Lanes == 1 ? t / 32 : 0;  // the first of this thread's warps (2 x 2 warps: 32 x 32 each)
+    const int s1 = g.group_seg(grp + 1);
+    const bool along_k = g.seg_along_k(g.group_seg(grp)) != 0;  // (the same for every segment of a group)
+    // a segment's column offsets in vs (0 past the group's columns)
+    auto columns = [&](int s) {
+      const std::int64_t bv = g.seg_bv(s);
+      for (int j = t; j < TN; j += Team) vs[j] = j0 + j < n ? g.index(bv + j0 + j) : 0;
+    };
 
     double acc[WarpsPerThread][4][4][Lanes][2];
     CISPMV_GATHERED_UNROLL
@@ -207,28 +254,32 @@ struct GatheredGemmKernel {
         }
       }
     }
+    // loaded: the chunk in vm and vx; ahead: the chunk after it, whose row offsets are in u
+    Chunk loaded{g.group_seg(grp), 0};
     double vm[PerThread], vx[PerThread];
-    const int s0 = g.group_seg(grp), s1 = g.group_seg(grp + 1);
-    int s = s0, k0 = 0;
-    if (s < s1) load(s, k0, i0, j0, m, n, t, vm, vx);
-    while (s < s1) {
-      const bool along_k = g.seg_along_k(s) != 0;
-      member.team_barrier();  // (the previous chunk's products have read the scratch)
+    std::int64_t u[RowsPerThread] = {};
+    columns(loaded.s);
+    row_offsets(loaded, s1, along_k, t, u);
+    member.team_barrier();
+    load(loaded, i0, j0, m, n, t, along_k, u, vs, vm, vx);
+    Chunk ahead = next(loaded);
+    row_offsets(ahead, s1, along_k, t, u);
+    while (loaded.s < s1) {
+      member.team_barrier();  // (the previous chunk's products have read the scratch, its loads the offsets)
       CISPMV_GATHERED_UNROLL
       for (int r = 0; r < PerThread; ++r) {
         const int e = t + Team * r;
         ms[(e / TK) * LDM + e % TK] = vm[r];
-        const int kx = along_k ? e % TK : e / TN, jx = along_k ? e / TK : e % TN;
-        xs[kx * LDX + jx] = vx[r];
+        xs[k_of(e, along_k) * LDX + j_of(e, along_k)] = vx[r];
       }
+      if (ahead.s < s1 && ahead.s != loaded.s) columns(ahead.s);
       member.team_barrier();
-      // the next chunk: of this segment, else of the next one
-      k0 += TK;
-      if (k0 >= g.seg_k(s)) {
-        ++s;
-        k0 = 0;
+      loaded = ahead;
+      if (loaded.s < s1) {
+        load(loaded, i0, j0, m, n, t, along_k, u, vs, vm, vx);
+        ahead = next(loaded);
+        row_offsets(ahead, s1, along_k, t, u);
       }
-      if (s < s1) load(s, k0, i0, j0, m, n, t, vm, vx);
       CISPMV_GATHERED_UNROLL
       for (int w = 0; w < WarpsPerThread; ++w) {
         const int warp = warp0 + w, wi = 32 * (warp / 2), wj = 32 * (warp % 2);

@@ -57,6 +57,11 @@ resources() {  # registers, stack and shared memory of the dense products' kerne
     grep -oE "Function [^ ]{0,60}|REG:[0-9]+|STACK:[0-9]+|SHARED:[0-9]+|LOCAL:[0-9]+" | paste -sd' ' |
     sed 's/Function/\nFunction/g' | head -12 | tee -a $RES/log.txt
 }
+ci() {  # tag, cispmv ci arguments
+  /usr/bin/time -v timeout $(left 585) build/cuda/src/app/cispmv ci $2 > $RES/ci-$1.txt 2> $RES/ci-$1.time
+  echo "ci $1 ($2): rc $? $(grep -E 'Elapsed|Maximum resident' $RES/ci-$1.time | tr -s ' ' | tr '\n' ' ')" | tee -a $RES/log.txt
+  grep -E "^automatic|^hamiltonian|^determinants|^davidson|^timings|^total|^ +[0-9]+ +-[0-9]|refus|error" $RES/ci-$1.txt | head -20 | tee -a $RES/log.txt; pack
+}
 case "${1:-}" in
   r1)  # Kokkos 3.4 (cold): the build alone (its limit the call's), then r1b on the warm machine
     TARGETS="spmv_bench cispmv_test_cuda" build 590 ;;
@@ -67,6 +72,21 @@ case "${1:-}" in
     tests '*Factored*:*WarpMma*' factored
     bench r1-fc $FC "$BASE|$FACT" "" 200
     ITERS=10 bench r1-ae $AE "kokkos-kernels/native|cusparse-csr/default|cusparse-sell|csell/automatic/lanes:1/sort:64/|$FACT" "" 590 ;;
+  r1c)  # (run inline on the warm machine after r1b) ncu of the dense products' kernel, the all-electron same-spin terms
+    ncu_of gemm-ae $AE GatheredGemmKernel 'ci-factored/same-spin/iter'
+    ncu_src gemm-ae $AE GatheredGemmKernel 'ci-factored/same-spin/iter' ;;
+  r2)  # Kokkos 3.4 (cold): the dense products' offsets read ahead (the build alone), then r2b on the warm machine
+    TARGETS="spmv_bench cispmv_test_cuda" build 590 ;;
+  r2b)  # warm machine after r2: the build's rest and the cispmv program, tests, both real matrices, ncu, cispmv ci
+    s0=$(date +%s); cmake --build --preset cuda --parallel 16 --target spmv_bench cispmv_test_cuda cispmv_cli 2>&1 | tail -3
+    echo "build $(( $(date +%s) - s0 )) s" | tee -a $RES/log.txt; s=$(date +%s)
+    resources
+    tests '*Factored*:*WarpMma*' factored
+    bench r2-fc $FC "$BASE|$FACT" "" 150
+    ITERS=10 bench r2-ae $AE "kokkos-kernels/native|cusparse-csr/default|cusparse-sell|csell/automatic/lanes:1/sort:64/|$FACT" "" 250
+    ci ae "unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps"
+    ci fc "unit_tests/data/h2o_631g_fc.fcidump --level 8 --all-irreps"
+    ncu_of gemm-ae $AE GatheredGemmKernel 'ci-factored/same-spin/iter' ;;
   *) echo "dev_call.sh: unknown call '${1:-}'"; exit 2 ;;
 esac
 pack
