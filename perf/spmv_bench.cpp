@@ -550,7 +550,8 @@ class Suite {
                                       : ", parts ")
                   << (k == FK::rows ? std::string() : std::to_string(F->slots())) << ", batch " << F->batch() << ")"
                   << ", same-spin "
-                  << (F->same_spin_gemm() ? "gemm (" + std::to_string(F->same_spin_flops() * 1e-9) + " GFLOP)"
+                  << (F->same_spin_gemm() ? "gemm (" + std::to_string(F->same_spin_flops() * 1e-9) + " GFLOP, " +
+                                                std::to_string(F->same_spin_tiles()) + " tiles)"
                                           : std::string("lists"))
                   << (shape.terms == Terms::same_spin    ? ", its same-spin terms alone (GB/s and GFLOP/s as for H)"
                       : shape.terms == Terms::alpha_beta ? ", its alpha-beta sum alone (GB/s and GFLOP/s as for H)"

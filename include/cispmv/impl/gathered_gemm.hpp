@@ -24,6 +24,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -67,8 +68,16 @@ struct GatheredGemmHost {
     group_cv.push_back(cv);
     group_seg.push_back(group_seg.back());
   }
-  /// A segment of the last group.
+  /// Segments a group has at most (the kernel stages a group's segments in team scratch): the same-spin products'
+  /// groups have one (H_alpha) or one per rank within 2 of the output's (H_beta, whose entries move 2 electrons
+  /// at most).
+  static constexpr int max_segments = 8;
+  /// A segment of the last group (std::logic_error past max_segments).
   void add_segment(std::int64_t at, int ld, int k, std::int64_t bu, std::int64_t bv, bool along_k) {
+    if (group_seg.back() - group_seg[group_seg.size() - 2] >= max_segments) {
+      throw std::logic_error("cispmv::impl::GatheredGemmHost: more than " + std::to_string(max_segments) +
+                             " segments in a group");
+    }
     seg_mat.push_back(at);
     seg_ld.push_back(ld);
     seg_k.push_back(k);
@@ -163,6 +172,13 @@ struct GatheredGemmKernel {
   static constexpr int RowsPerThread = Team > 1 ? 1 : TK;  // distinct k of a thread's values of x in a chunk
   static_assert(TM * TK == TK * TN && TN == 64 && TK == 16, "the staging's maps assume 64 x 16 chunks");
 
+  // a segment of a group, staged in team scratch for the task (its offsets read from there, not from global
+  // memory, on the way to each chunk's loads)
+  struct alignas(8) Segment {
+    std::int64_t at, bu, bv;  // M's first entry, the row and column offsets' first
+    std::int32_t ld, k;       // M's leading dimension, the segment's k
+  };
+
   GatheredGemmData<Mem> g;
   X x;
   Y y;
@@ -173,44 +189,46 @@ struct GatheredGemmKernel {
   static std::size_t scratch_bytes() {
     return ScratchOf<double>::shmem_size(static_cast<std::size_t>(TM) * LDM) +
            ScratchOf<double>::shmem_size(static_cast<std::size_t>(TK) * LDX) +
-           ScratchOf<std::int64_t>::shmem_size(static_cast<std::size_t>(TN));
+           ScratchOf<std::int64_t>::shmem_size(static_cast<std::size_t>(TN)) +
+           ScratchOf<Segment>::shmem_size(static_cast<std::size_t>(GatheredGemmHost::max_segments));
   }
 
   // x's chunk entry e: its k and j in the chunk
   KOKKOS_FORCEINLINE_FUNCTION static int k_of(int e, bool along_k) { return along_k ? e % TK : (e / 8) % TK; }
   KOKKOS_FORCEINLINE_FUNCTION static int j_of(int e, bool along_k) { return along_k ? e / TK : e % 8 + 8 * (e / 128); }
 
-  // a chunk of k: segment s, first k
+  // a chunk of k: segment s (of the task's group, in scratch), first k
   struct Chunk {
     int s, k;
   };
-  KOKKOS_FORCEINLINE_FUNCTION Chunk next(Chunk c) const {
+  KOKKOS_FORCEINLINE_FUNCTION static Chunk next(Chunk c, const Segment* segs) {
     c.k += TK;
-    if (c.k >= g.seg_k(c.s)) {
+    if (c.k >= segs[c.s].k) {
       ++c.s;
       c.k = 0;
     }
     return c;
   }
-  // this thread's row offsets bu of chunk c (k = k_of of its entries; 0 past the segment's k)
-  KOKKOS_FORCEINLINE_FUNCTION void row_offsets(Chunk c, int s1, bool along_k, int t,
+  // this thread's row offsets bu of chunk c (k = k_of of its entries; the segment's last past its k, unused), read
+  // without a branch on the segment's k, so that the warp does not wait for it here
+  KOKKOS_FORCEINLINE_FUNCTION void row_offsets(Chunk c, int ns, bool along_k, int t, const Segment* segs,
                                                std::int64_t (&u)[RowsPerThread]) const {
-    if (c.s >= s1) return;
-    const std::int64_t bu = g.seg_bu(c.s);
-    const int K = g.seg_k(c.s);
+    if (c.s >= ns) return;
+    const std::int64_t bu = segs[c.s].bu;
+    const int last = segs[c.s].k - 1;
     CISPMV_GATHERED_UNROLL
     for (int q = 0; q < RowsPerThread; ++q) {
       const int k = c.k + (Team > 1 ? k_of(t, along_k) : q);
-      u[q] = k < K ? g.index(bu + k) : 0;
+      u[q] = g.index(bu + (k < last ? k : last));
     }
   }
   // this thread's values of chunk c: M's (row e / TK, column e % TK) and x's (k_of(e), j_of(e)) for e = t + Team r,
   // x's through its row offsets u and the segment's column offsets in vs
-  KOKKOS_FORCEINLINE_FUNCTION void load(Chunk c, int i0, int j0, int m, int n, int t, bool along_k,
+  KOKKOS_FORCEINLINE_FUNCTION void load(Chunk c, int i0, int j0, int m, int n, int t, bool along_k, const Segment* segs,
                                         const std::int64_t (&u)[RowsPerThread], const std::int64_t* vs,
                                         double (&vm)[PerThread], double (&vx)[PerThread]) const {
-    const std::int64_t at = g.seg_mat(c.s);
-    const int ld = g.seg_ld(c.s), K = g.seg_k(c.s);
+    const std::int64_t at = segs[c.s].at;
+    const int ld = segs[c.s].ld, K = segs[c.s].k;
     CISPMV_GATHERED_UNROLL
     for (int r = 0; r < PerThread; ++r) {
       const int e = t + Team * r;
@@ -229,16 +247,23 @@ struct GatheredGemmKernel {
     const ScratchOf<double> ms_view(member.team_scratch(0), static_cast<std::size_t>(TM) * LDM);
     const ScratchOf<double> xs_view(member.team_scratch(0), static_cast<std::size_t>(TK) * LDX);
     const ScratchOf<std::int64_t> vs_view(member.team_scratch(0), static_cast<std::size_t>(TN));
+    const ScratchOf<Segment> segs_view(member.team_scratch(0),
+                                       static_cast<std::size_t>(GatheredGemmHost::max_segments));
     double* const ms = in_shared(ms_view.data());
     double* const xs = in_shared(xs_view.data());
     std::int64_t* const vs = in_shared(vs_view.data());
+    Segment* const segs = in_shared(segs_view.data());
     const int lane0 = Lanes == 1 ? t % 32 : 0;
     const int warp0 = Lanes == 1 ? t / 32 : 0;  // the first of this thread's warps (2 x 2 warps: 32 x 32 each)
-    const int s1 = g.group_seg(grp + 1);
-    const bool along_k = g.seg_along_k(g.group_seg(grp)) != 0;  // (the same for every segment of a group)
+    const int s0 = g.group_seg(grp), ns = g.group_seg(grp + 1) - s0;
+    const bool along_k = g.seg_along_k(s0) != 0;  // (the same for every segment of a group)
+    for (int s = t; s < ns; s += Team) {
+      segs[s] = Segment{g.seg_mat(s0 + s), g.seg_bu(s0 + s), g.seg_bv(s0 + s), g.seg_ld(s0 + s), g.seg_k(s0 + s)};
+    }
+    member.team_barrier();
     // a segment's column offsets in vs (0 past the group's columns)
     auto columns = [&](int s) {
-      const std::int64_t bv = g.seg_bv(s);
+      const std::int64_t bv = segs[s].bv;
       for (int j = t; j < TN; j += Team) vs[j] = j0 + j < n ? g.index(bv + j0 + j) : 0;
     };
 
@@ -255,16 +280,16 @@ struct GatheredGemmKernel {
       }
     }
     // loaded: the chunk in vm and vx; ahead: the chunk after it, whose row offsets are in u
-    Chunk loaded{g.group_seg(grp), 0};
+    Chunk loaded{0, 0};
     double vm[PerThread], vx[PerThread];
     std::int64_t u[RowsPerThread] = {};
     columns(loaded.s);
-    row_offsets(loaded, s1, along_k, t, u);
+    row_offsets(loaded, ns, along_k, t, segs, u);
     member.team_barrier();
-    load(loaded, i0, j0, m, n, t, along_k, u, vs, vm, vx);
-    Chunk ahead = next(loaded);
-    row_offsets(ahead, s1, along_k, t, u);
-    while (loaded.s < s1) {
+    load(loaded, i0, j0, m, n, t, along_k, segs, u, vs, vm, vx);
+    Chunk ahead = next(loaded, segs);
+    row_offsets(ahead, ns, along_k, t, segs, u);
+    while (loaded.s < ns) {
       member.team_barrier();  // (the previous chunk's products have read the scratch, its loads the offsets)
       CISPMV_GATHERED_UNROLL
       for (int r = 0; r < PerThread; ++r) {
@@ -272,13 +297,13 @@ struct GatheredGemmKernel {
         ms[(e / TK) * LDM + e % TK] = vm[r];
         xs[k_of(e, along_k) * LDX + j_of(e, along_k)] = vx[r];
       }
-      if (ahead.s < s1 && ahead.s != loaded.s) columns(ahead.s);
+      if (ahead.s < ns && ahead.s != loaded.s) columns(ahead.s);
       member.team_barrier();
       loaded = ahead;
-      if (loaded.s < s1) {
-        load(loaded, i0, j0, m, n, t, along_k, u, vs, vm, vx);
-        ahead = next(loaded);
-        row_offsets(ahead, s1, along_k, t, u);
+      if (loaded.s < ns) {
+        load(loaded, i0, j0, m, n, t, along_k, segs, u, vs, vm, vx);
+        ahead = next(loaded, segs);
+        row_offsets(ahead, ns, along_k, t, segs, u);
       }
       CISPMV_GATHERED_UNROLL
       for (int w = 0; w < WarpsPerThread; ++w) {
@@ -305,24 +330,62 @@ struct GatheredGemmKernel {
         }
       }
     }
-    // D(l / 4, 2 (l % 4) + c) of each 8 x 8 tile, added where it lies
+    // D(l / 4, 2 (l % 4) + c) of each 8 x 8 tile, added where it lies: every offset, then every old value, read
+    // before the first store (the stores into y could alias later loads of y, so the compiler keeps them in order:
+    // s31-r2c, the adds one after the other, each waiting on its load, carried a fifth of the stalls)
     const std::int64_t cu = g.group_cu(grp), cv = g.group_cv(grp);
     CISPMV_GATHERED_UNROLL
     for (int w = 0; w < WarpsPerThread; ++w) {
       const int warp = warp0 + w, wi = 32 * (warp / 2), wj = 32 * (warp % 2);
+      std::int64_t at[4][4][Lanes][2];
       CISPMV_GATHERED_UNROLL
-      for (int a = 0; a < 4; ++a) {
+      for (int l = 0; l < Lanes; ++l) {
+        const int lane = lane0 + l;
+        std::int64_t row[4], col[4][2];
         CISPMV_GATHERED_UNROLL
-        for (int l = 0; l < Lanes; ++l) {
-          const int lane = lane0 + l, i = i0 + wi + 8 * a + lane / 4;
-          if (i >= m) continue;
-          const std::int64_t row = g.index(cu + i);
+        for (int a = 0; a < 4; ++a) {
+          const int i = i0 + wi + 8 * a + lane / 4;
+          row[a] = i < m ? g.index(cu + i) : -1;
+        }
+        CISPMV_GATHERED_UNROLL
+        for (int b = 0; b < 4; ++b) {
+          CISPMV_GATHERED_UNROLL
+          for (int c = 0; c < 2; ++c) {
+            const int j = j0 + wj + 8 * b + 2 * (lane % 4) + c;
+            col[b][c] = j < n ? g.index(cv + j) : -1;
+          }
+        }
+        CISPMV_GATHERED_UNROLL
+        for (int a = 0; a < 4; ++a) {
           CISPMV_GATHERED_UNROLL
           for (int b = 0; b < 4; ++b) {
             CISPMV_GATHERED_UNROLL
+            for (int c = 0; c < 2; ++c) at[a][b][l][c] = row[a] < 0 || col[b][c] < 0 ? -1 : row[a] + col[b][c];
+          }
+        }
+      }
+      CISPMV_GATHERED_UNROLL
+      for (int a = 0; a < 4; ++a) {
+        CISPMV_GATHERED_UNROLL
+        for (int b = 0; b < 4; ++b) {
+          CISPMV_GATHERED_UNROLL
+          for (int l = 0; l < Lanes; ++l) {
+            CISPMV_GATHERED_UNROLL
             for (int c = 0; c < 2; ++c) {
-              const int j = j0 + wj + 8 * b + 2 * (lane % 4) + c;
-              if (j < n) y(row + g.index(cv + j)) += alpha * acc[w][a][b][l][c];
+              if (at[a][b][l][c] >= 0) acc[w][a][b][l][c] = y(at[a][b][l][c]) + alpha * acc[w][a][b][l][c];
+            }
+          }
+        }
+      }
+      CISPMV_GATHERED_UNROLL
+      for (int a = 0; a < 4; ++a) {
+        CISPMV_GATHERED_UNROLL
+        for (int b = 0; b < 4; ++b) {
+          CISPMV_GATHERED_UNROLL
+          for (int l = 0; l < Lanes; ++l) {
+            CISPMV_GATHERED_UNROLL
+            for (int c = 0; c < 2; ++c) {
+              if (at[a][b][l][c] >= 0) y(at[a][b][l][c]) = acc[w][a][b][l][c];
             }
           }
         }

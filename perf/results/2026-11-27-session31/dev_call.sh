@@ -77,16 +77,18 @@ case "${1:-}" in
     ncu_src gemm-ae $AE GatheredGemmKernel 'ci-factored/same-spin/iter' ;;
   r2)  # Kokkos 3.4 (cold): the dense products' offsets read ahead (the build alone), then r2b on the warm machine
     TARGETS="spmv_bench cispmv_test_cuda" build 590 ;;
-  r2b)  # warm machine after r2: the build's rest and the cispmv program, tests, both real matrices, ncu, cispmv ci
-    s0=$(date +%s); cmake --build --preset cuda --parallel 16 --target spmv_bench cispmv_test_cuda cispmv_cli 2>&1 | tail -3
+  r2b)  # warm machine after r2: the build's rest, tests, both real matrices, ncu; then the cispmv program and cispmv ci
+    s0=$(date +%s); cmake --build --preset cuda --parallel 16 --target spmv_bench cispmv_test_cuda 2>&1 | tail -3
     echo "build $(( $(date +%s) - s0 )) s" | tee -a $RES/log.txt; s=$(date +%s)
     resources
     tests '*Factored*:*WarpMma*' factored
     bench r2-fc $FC "$BASE|$FACT" "" 150
     ITERS=10 bench r2-ae $AE "kokkos-kernels/native|cusparse-csr/default|cusparse-sell|csell/automatic/lanes:1/sort:64/|$FACT" "" 250
+    ncu_of gemm-ae $AE GatheredGemmKernel 'ci-factored/same-spin/iter'
+    s0=$(date +%s); timeout $(left 450) cmake --build --preset cuda --parallel 16 --target cispmv_cli 2>&1 | tail -2
+    echo "cispmv built in $(( $(date +%s) - s0 )) s" | tee -a $RES/log.txt
     ci ae "unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps"
-    ci fc "unit_tests/data/h2o_631g_fc.fcidump --level 8 --all-irreps"
-    ncu_of gemm-ae $AE GatheredGemmKernel 'ci-factored/same-spin/iter' ;;
+    ci fc "unit_tests/data/h2o_631g_fc.fcidump --level 8 --all-irreps" ;;
   *) echo "dev_call.sh: unknown call '${1:-}'"; exit 2 ;;
 esac
 pack
