@@ -1183,3 +1183,23 @@ TEST(CiHost, CommandsNameTheInputAndRefuseWhatCannotWork) {
     EXPECT_NE(std::string(e.what()).find("beyond the range of float"), std::string::npos) << e.what();
   }
 }
+
+// The dense products' set keeps the kernel's invariants: every segment has some k and the direction of its group's
+// first, a group has at most max_segments of them and none comes before a group; a launch's tasks tile its groups.
+TEST(CiHost, GatheredGemmSetRefusesWhatTheKernelCannotRun) {
+  cispmv::impl::GatheredGemmHost g;
+  EXPECT_THROW(g.add_segment(0, 1, 1, 0, 0, false), std::logic_error);  // no group yet
+  EXPECT_THROW(g.add_group(0, 5, 0, 0), std::logic_error);
+  g.add_group(70, 130, 0, 0);
+  EXPECT_THROW(g.add_segment(0, 1, 0, 0, 0, false), std::logic_error);  // no k
+  g.add_segment(0, 20, 20, 0, 0, false);
+  EXPECT_THROW(g.add_segment(0, 20, 20, 0, 0, true), std::logic_error);  // another direction
+  for (int s = 1; s < cispmv::impl::GatheredGemmHost::max_segments; ++s) g.add_segment(0, 20, 20, 0, 0, false);
+  EXPECT_THROW(g.add_segment(0, 20, 20, 0, 0, false), std::logic_error);  // past max_segments
+  EXPECT_DOUBLE_EQ(g.flops, 2.0 * 70 * 20 * 130 * cispmv::impl::GatheredGemmHost::max_segments);
+  g.end_launch();
+  ASSERT_EQ(g.launches(), 1u);
+  EXPECT_EQ(g.launch_ptr[1], 2 * 3);  // 70 rows and 130 columns in tiles of 64: 2 x 3
+  EXPECT_EQ(g.task_i.back(), 64);
+  EXPECT_EQ(g.task_j.back(), 128);
+}

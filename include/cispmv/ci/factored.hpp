@@ -207,7 +207,8 @@ struct FactoredHost {
   GatheredGemmHost gemm;
   bool gemm_built = false;
   std::string gemm_why;
-  double same_spin_terms = 0.0;  ///< the same-spin terms' multiply-adds in one product (the lists' entries used)
+  double same_spin_terms = 0.0;  ///< the same-spin terms' multiply-adds in one product (the lists' entries used;
+                                 ///< counted by same_spin_products only, in full where gemm_built)
 };
 
 /// Where a table of either layout (FactoredHost::table_tiles, table_stride) holds pair m's entry for position q.
@@ -1245,7 +1246,13 @@ class FactoredHamiltonian {
           "cispmv::ci::FactoredHamiltonian: the same-spin pass `gemm` (FactoredOptions::same_spin_pass) needs the "
           "scatter, mma or tiles kernel");
     }
-    const bool want_gemm = gemm_kernel && options.terms != FactoredOptions::Terms::alpha_beta &&
+    if (options.same_spin_pass == Pass::gemm && !impl::warp_mma_runs<Exec>) {
+      throw std::invalid_argument(
+          "cispmv::ci::FactoredHamiltonian: the same-spin pass `gemm` runs on CUDA GPUs and on CPUs, not on this "
+          "backend");
+    }
+    const bool want_gemm = gemm_kernel && impl::warp_mma_runs<Exec> &&
+                           options.terms != FactoredOptions::Terms::alpha_beta &&
                            (options.same_spin_pass == Pass::gemm || (options.same_spin_pass == Pass::automatic && gpu));
     impl::FactoredHost h = impl::factor_hamiltonian(integrals, space, options, batch,
                                                     mma                                ? impl::FactoredTable::tiles
@@ -1265,7 +1272,8 @@ class FactoredHamiltonian {
         same_spin_tiles_ = std::min(same_spin_tiles_, h.gemm.launch_ptr[l + 1] - h.gemm.launch_ptr[l]);
       }
     }
-    const double gpu_teams = static_cast<double>(exec.concurrency()) / 2048.0 * 3.0;  // (2,048 threads an SM)
+    // (2,048 threads an SM, as compute capability 8.0 and 9.0 have; GPUs of 1,536 ask 4/3 as many tiles)
+    const double gpu_teams = static_cast<double>(exec.concurrency()) / 2048.0 * 3.0;
     gemm_same_spin_ =
         h.gemm_built &&
         (options.same_spin_pass == Pass::gemm ||
@@ -1282,6 +1290,7 @@ class FactoredHamiltonian {
     d_.alpha_beta = options.terms != FactoredOptions::Terms::same_spin;
     if (gemm_same_spin_) {
       gemm_ = impl::GatheredGemmData<memory_space>(h.gemm);
+      gemm_launches_ = h.gemm.launch_ptr;
       bytes_ += h.gemm.bytes();
     }
     if (kernel_ == K::scatter || mma || tiles) {
@@ -1430,8 +1439,11 @@ class FactoredHamiltonian {
                            Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>>(exec_, 0, na_),
                            impl::FactoredRowKernel<memory_space, XView, YView>{d_, x, y, alpha, beta});
     }
-    if (gemm_same_spin_) {  // H_alpha (x) 1, then 1 (x) H_beta: their outputs overlap, so one launch after the other
-      for (std::size_t l = 0; l < gemm_.launches(); ++l) impl::gathered_gemm(exec_, gemm_, l, alpha, x, y);
+    if constexpr (impl::warp_mma_runs<Exec>) {  // (never built elsewhere)
+      // H_alpha (x) 1, then 1 (x) H_beta: their outputs overlap, so one launch after the other
+      for (std::size_t l = 0; gemm_same_spin_ && l + 1 < gemm_launches_.size(); ++l) {
+        impl::gathered_gemm(exec_, gemm_, gemm_launches_[l], gemm_launches_[l + 1] - gemm_launches_[l], alpha, x, y);
+      }
     }
   }
 
@@ -1467,6 +1479,7 @@ class FactoredHamiltonian {
   Exec exec_;
   impl::FactoredData<memory_space> d_;
   impl::GatheredGemmData<memory_space> gemm_;
+  std::vector<std::int32_t> gemm_launches_;  // the dense products' launches (GatheredGemmHost::launch_ptr)
   bool gemm_same_spin_ = false;
   double same_spin_flops_ = 0.0;
   int same_spin_tiles_ = std::numeric_limits<int>::max();

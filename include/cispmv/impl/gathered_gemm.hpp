@@ -62,6 +62,7 @@ struct GatheredGemmHost {
   std::size_t launches() const { return launch_ptr.size() - 1; }
   /// Opens group g of the current launch (rows at cu, columns at cv: offsets into `index`).
   void add_group(int m, int n, std::int64_t cu, std::int64_t cv) {
+    if (m <= 0 || n <= 0) throw std::logic_error("cispmv::impl::GatheredGemmHost: a group of no rows or columns");
     group_m.push_back(m);
     group_n.push_back(n);
     group_cu.push_back(cu);
@@ -72,11 +73,15 @@ struct GatheredGemmHost {
   /// groups have one (H_alpha) or one per rank within 2 of the output's (H_beta, whose entries move 2 electrons
   /// at most).
   static constexpr int max_segments = 8;
-  /// A segment of the last group (std::logic_error past max_segments).
+  /// A segment of the last group: k >= 1, the group's first segment's along_k, at most max_segments of them
+  /// (std::logic_error otherwise).
   void add_segment(std::int64_t at, int ld, int k, std::int64_t bu, std::int64_t bv, bool along_k) {
-    if (group_seg.back() - group_seg[group_seg.size() - 2] >= max_segments) {
-      throw std::logic_error("cispmv::impl::GatheredGemmHost: more than " + std::to_string(max_segments) +
-                             " segments in a group");
+    const auto count = groups() == 0 ? -1 : group_seg.back() - group_seg[group_seg.size() - 2];
+    if (count < 0 || count >= max_segments || k <= 0 || (count > 0 && (seg_along_k.back() != 0) != along_k)) {
+      throw std::logic_error(
+          "cispmv::impl::GatheredGemmHost: a segment of no k, of another along_k than its group's, "
+          "before any group, or past " +
+          std::to_string(max_segments) + " in a group");
     }
     seg_mat.push_back(at);
     seg_ld.push_back(ld);
@@ -120,7 +125,6 @@ struct GatheredGemmData {
   Kokkos::View<std::int64_t*, Mem> index, group_cu, group_cv, seg_mat, seg_bu, seg_bv;
   Kokkos::View<std::int32_t*, Mem> group_m, group_n, group_seg, seg_ld, seg_k, task_group, task_i, task_j;
   Kokkos::View<std::uint8_t*, Mem> seg_along_k;
-  std::vector<std::int32_t> launch_ptr;  // (host)
 
   GatheredGemmData() = default;
   explicit GatheredGemmData(const GatheredGemmHost& h)
@@ -139,9 +143,7 @@ struct GatheredGemmData {
         task_group(view_of<std::int32_t, Mem>("cispmv::gathered_gemm::task_group", h.task_group)),
         task_i(view_of<std::int32_t, Mem>("cispmv::gathered_gemm::task_i", h.task_i)),
         task_j(view_of<std::int32_t, Mem>("cispmv::gathered_gemm::task_j", h.task_j)),
-        seg_along_k(view_of<std::uint8_t, Mem>("cispmv::gathered_gemm::seg_along_k", h.seg_along_k)),
-        launch_ptr(h.launch_ptr) {}
-  std::size_t launches() const { return launch_ptr.empty() ? 0 : launch_ptr.size() - 1; }
+        seg_along_k(view_of<std::uint8_t, Mem>("cispmv::gathered_gemm::seg_along_k", h.seg_along_k)) {}
 };
 
 /// The products of one launch: a team per task (a 64 x 64 tile of a group's output), 128 threads on GPUs (4
@@ -308,6 +310,10 @@ struct GatheredGemmKernel {
       CISPMV_GATHERED_UNROLL
       for (int w = 0; w < WarpsPerThread; ++w) {
         const int warp = warp0 + w, wi = 32 * (warp / 2), wj = 32 * (warp % 2);
+        // the warp's 8 x 8 tiles past the group's rows or columns are not formed (the same for every lane: the
+        // small groups of a launch cost their own tiles, not 64 x 64)
+        const int rows_left = m - i0 - wi, cols_left = n - j0 - wj;
+        if (rows_left <= 0 || cols_left <= 0) continue;
         warp_sync();
         CISPMV_GATHERED_UNROLL
         for (int kk = 0; kk < TK; kk += 4) {
@@ -325,7 +331,9 @@ struct GatheredGemmKernel {
           CISPMV_GATHERED_UNROLL
           for (int a = 0; a < 4; ++a) {
             CISPMV_GATHERED_UNROLL
-            for (int b = 0; b < 4; ++b) warp_mma_8x8x4(fa[a], fb[b], acc[w][a][b]);
+            for (int b = 0; b < 4; ++b) {
+              if (8 * a < rows_left && 8 * b < cols_left) warp_mma_8x8x4(fa[a], fb[b], acc[w][a][b]);
+            }
           }
         }
       }
@@ -394,12 +402,13 @@ struct GatheredGemmKernel {
   }
 };
 
-/// Launch l of the set g (on exec): y[...] += alpha * its products (see the file's comment).
+/// The tasks [first, first + count) of the set g (one launch of GatheredGemmHost::launch_ptr), on exec: y[...] +=
+/// alpha * their products (see the file's comment). CUDA and CPUs (impl::warp_mma_runs).
 template <class Exec, class X, class Y>
-void gathered_gemm(const Exec& exec, const GatheredGemmData<typename Exec::memory_space>& g, std::size_t l,
+void gathered_gemm(const Exec& exec, const GatheredGemmData<typename Exec::memory_space>& g, int first, int count,
                    double alpha, const X& x, const Y& y) {
+  static_assert(warp_mma_runs<Exec>, "cispmv::impl::gathered_gemm: CUDA GPUs and CPUs");
   using K = GatheredGemmKernel<Exec, X, Y>;
-  const int first = g.launch_ptr[l], count = g.launch_ptr[l + 1] - first;
   if (count == 0) return;
   typename K::Policy policy(exec, count, K::team_size());
   Kokkos::parallel_for("cispmv::gathered_gemm", policy.set_scratch_size(0, Kokkos::PerTeam(K::scratch_bytes())),
