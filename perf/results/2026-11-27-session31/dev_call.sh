@@ -89,6 +89,9 @@ case "${1:-}" in
     echo "cispmv built in $(( $(date +%s) - s0 )) s" | tee -a $RES/log.txt
     ci ae "unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps"
     ci fc "unit_tests/data/h2o_631g_fc.fcidump --level 8 --all-irreps" ;;
+  r3)  # (not run this session: its device time was spent) the code submitted, e66e3dd: the build alone, then r2b's
+       # steps (`bash perf/results/2026-11-27-session31/dev_call.sh r2b` on the warm machine)
+    TARGETS="spmv_bench cispmv_test_cuda" build 590 ;;
   *) echo "dev_call.sh: unknown call '${1:-}'"; exit 2 ;;
 esac
 pack
