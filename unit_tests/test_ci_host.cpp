@@ -1202,4 +1202,9 @@ TEST(CiHost, GatheredGemmSetRefusesWhatTheKernelCannotRun) {
   EXPECT_EQ(g.launch_ptr[1], 2 * 3);  // 70 rows and 130 columns in tiles of 64: 2 x 3
   EXPECT_EQ(g.task_i.back(), 64);
   EXPECT_EQ(g.task_j.back(), 128);
+  g.add_group(10, 10, 0, 0);
+  g.add_segment(0, 10, 10, 0, 0, true);
+  g.end_launch();
+  EXPECT_EQ(cispmv::impl::GatheredGemmHost::smallest_launch(g.launch_ptr), 1);
+  EXPECT_EQ(cispmv::impl::GatheredGemmHost::smallest_launch({0}), 0);
 }

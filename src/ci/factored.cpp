@@ -401,9 +401,8 @@ void same_spin_products(FactoredHost& h, const std::vector<std::uint8_t>& a_clas
     return r;
   };
   // dense blocks, one per set of strings (sorted ids of one spin): rows and columns in the set's order
-  std::map<std::pair<int, std::vector<std::int32_t>>, std::int64_t> dense_of;
+  std::map<std::pair<int, std::vector<std::int32_t>>, std::pair<std::int64_t, double>> dense_of;  // offset, nonzeros
   double nonzeros = 0.0;  // of the last block built or found
-  std::map<std::int64_t, double> nonzeros_of;
   auto too_large = [&](std::size_t more) {
     if (static_cast<double>(g.mat.size() + more) * 8.0 <= factored_gemm_max_bytes) return false;
     h.gemm_why = "its dense blocks would take more than " +
@@ -426,8 +425,8 @@ void same_spin_products(FactoredHost& h, const std::vector<std::uint8_t>& a_clas
   auto dense = [&](int spin, const std::vector<std::int32_t>& set, auto&& row_of) -> std::int64_t {
     const auto key = std::make_pair(spin, set);
     if (const auto it = dense_of.find(key); it != dense_of.end()) {
-      nonzeros = nonzeros_of[it->second];
-      return it->second;
+      nonzeros = it->second.second;
+      return it->second.first;
     }
     const std::size_t n = set.size();
     if (too_large(n * n)) return -1;
@@ -444,8 +443,7 @@ void same_spin_products(FactoredHost& h, const std::vector<std::uint8_t>& a_clas
         nonzeros += 1.0;
       });
     }
-    dense_of.emplace(key, at);
-    nonzeros_of[at] = nonzeros;
+    dense_of.emplace(key, std::make_pair(at, nonzeros));
     return at;
   };
   auto iota_from = [](std::int64_t first, int count) {

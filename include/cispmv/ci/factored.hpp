@@ -39,7 +39,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -1267,17 +1266,11 @@ class FactoredHamiltonian {
     // teams), since a tile's chunks run one after the other. Measured (s31-r2b, H200): the all-electron space's
     // launches of 506 and 756 tiles, same-spin terms 0.358 ms against the lists' 0.770; the frozen core's (its
     // smaller launch 88 tiles) 0.113 against 0.105
-    if (h.gemm_built) {
-      for (std::size_t l = 0; l < h.gemm.launches(); ++l) {
-        same_spin_tiles_ = std::min(same_spin_tiles_, h.gemm.launch_ptr[l + 1] - h.gemm.launch_ptr[l]);
-      }
-    }
     // (2,048 threads an SM, as compute capability 8.0 and 9.0 have; GPUs of 1,536 ask 4/3 as many tiles)
     const double gpu_teams = static_cast<double>(exec.concurrency()) / 2048.0 * 3.0;
-    gemm_same_spin_ =
-        h.gemm_built &&
-        (options.same_spin_pass == Pass::gemm ||
-         (h.gemm.flops <= 16.0 * 2.0 * std::max(1.0, h.same_spin_terms) && same_spin_tiles_ >= gpu_teams));
+    gemm_same_spin_ = h.gemm_built && (options.same_spin_pass == Pass::gemm ||
+                                       (h.gemm.flops <= 16.0 * 2.0 * std::max(1.0, h.same_spin_terms) &&
+                                        impl::GatheredGemmHost::smallest_launch(h.gemm.launch_ptr) >= gpu_teams));
     same_spin_flops_ = gemm_same_spin_ ? h.gemm.flops : 0.0;
     if (mma) impl::factored_units(h, impl::factored_mma_ksteps, 8 * impl::factored_mma_mtiles);
     if (tiles) impl::factored_units(h, impl::factored_tile_batches, impl::factored_tile_pairs);
@@ -1395,7 +1388,7 @@ class FactoredHamiltonian {
   bool same_spin_gemm() const { return gemm_same_spin_; }
   double same_spin_flops() const { return same_spin_flops_; }
   /// The dense products' tiles (teams) in the smaller of their two launches (0 without them).
-  int same_spin_tiles() const { return gemm_same_spin_ ? same_spin_tiles_ : 0; }
+  int same_spin_tiles() const { return impl::GatheredGemmHost::smallest_launch(gemm_launches_); }
 
   /// y = beta * y + alpha * H x (x and y: rank-1 Views of num_rows() entries in memory_space; y may not
   /// alias x).
@@ -1482,7 +1475,6 @@ class FactoredHamiltonian {
   std::vector<std::int32_t> gemm_launches_;  // the dense products' launches (GatheredGemmHost::launch_ptr)
   bool gemm_same_spin_ = false;
   double same_spin_flops_ = 0.0;
-  int same_spin_tiles_ = std::numeric_limits<int>::max();
   Kokkos::View<std::int32_t*, memory_space> task_ia_, task_first_, task_end_;
   std::int64_t rows_ = 0;
   std::size_t terms_ = 0, bytes_ = 0;

@@ -22,6 +22,7 @@
 #include "cispmv/impl/convert_helpers.hpp"
 #include "cispmv/impl/warp_mma.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -60,6 +61,15 @@ struct GatheredGemmHost {
   static constexpr int tile_m = 64, tile_n = 64;
   std::size_t groups() const { return group_m.size(); }
   std::size_t launches() const { return launch_ptr.size() - 1; }
+  /// The tasks of the smallest launch of `launch_ptr` (0 without launches).
+  static int smallest_launch(const std::vector<std::int32_t>& launch_ptr) {
+    int least = 0;
+    for (std::size_t l = 0; l + 1 < launch_ptr.size(); ++l) {
+      const int count = launch_ptr[l + 1] - launch_ptr[l];
+      least = l == 0 ? count : std::min(least, count);
+    }
+    return least;
+  }
   /// Opens group g of the current launch (rows at cu, columns at cv: offsets into `index`).
   void add_group(int m, int n, std::int64_t cu, std::int64_t cv) {
     if (m <= 0 || n <= 0) throw std::logic_error("cispmv::impl::GatheredGemmHost: a group of no rows or columns");
