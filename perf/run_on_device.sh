@@ -2,7 +2,7 @@
 # Builds, checks and times cispmv on a GPU host in one go (the `device` tool's machine: no package
 # registry, so the Kokkos sources come along as a tarball made by `cmake/bootstrap.sh --pack`).
 #
-#   perf/run_on_device.sh STAGE... (stages: build test run bench bench-quick bench-large bench-fci bench-fci-large
+#   perf/run_on_device.sh STAGE... (stages: build prebuilt test-cuda test run bench bench-quick bench-large bench-fci bench-fci-large
 #                                   bench-host bench-host-large ci-matrix ci-e2e bench-blocks bench-blocks-large
 #                                   bench-csell bench-csell-large mpi mpi-gpus mpi-scaling mpi-large ci-large ci-roots
 #                                   ncu ncu-csell ncu-csell-unroll
@@ -13,6 +13,8 @@
 # from KOKKOS4_TGZ (default .deps/kokkos4-src.tgz, made here by
 # `cmake/bootstrap.sh --kokkos 4 --source ../shared/deps --pack .deps/kokkos4-src.tgz`).
 #
+# `prebuilt` unpacks programs built elsewhere instead of `build` (PREBUILT, default .device/cuda-bin.tar.xz, made by
+# perf/pack_binaries.sh: carry .device); then test-cuda and the bench stages that use spmv_bench and cispmv run.
 # Environment: RES (results folder, default perf/out; the device tool fetches one tarball of it), KOKKOS_TGZ (default .deps/kokkos-src.tgz),
 # CISPMV_COMMIT (recorded in the reports), ARCH (Kokkos arch, default HOPPER90), JOBS, TARGETS (build only
 # these targets, e.g. "cispmv_test_cuda cispmv_cli spmv_bench", where a call's time is short), BLOCK_MATRICES
@@ -26,6 +28,7 @@ RES=${RES:-perf/out}
 KOKKOS_TGZ=${KOKKOS_TGZ:-.deps/kokkos-src.tgz}
 KOKKOS4_TGZ=${KOKKOS4_TGZ:-.deps/kokkos4-src.tgz}
 ARCH=${ARCH:-HOPPER90}
+PREBUILT=${PREBUILT:-.device/cuda-bin.tar.xz}
 JOBS=${JOBS:-$(nproc)}
 mkdir -p "$RES"
 export OMP_PROC_BIND=${OMP_PROC_BIND:-spread} OMP_PLACES=${OMP_PLACES:-cores}
@@ -56,6 +59,21 @@ for stage in "$@"; do
       timeout 150 compute-sanitizer --tool racecheck --error-exitcode 9 build/cuda/unit_tests/cispmv_test_cuda \
         --gtest_filter='*PaperExample*:*EveryLaunchShape*' >"$RES/racecheck.txt" 2>&1
       echo "racecheck exit code $? ($(grep -c 'ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards' "$RES/racecheck.txt") clean summaries)" | tee -a "$RES/log.txt" ;;
+    prebuilt)
+      # programs built on another x86-64 host by perf/pack_binaries.sh (no build here: a call's minutes go to runs)
+      log "device"; nvidia-smi | tee "$RES/nvidia-smi.txt"
+      for f in $PREBUILT; do
+        log "unpack $f"
+        tree=$(tar tJf "$f" | grep -m1 -oE '^(\./)?build/[^/]+/PACKED$') || { echo "$f: no build/<preset>/PACKED"; exit 1; }
+        tar xJf "$f" || exit 1
+        tee -a "$RES/log.txt" <"$tree"
+        data=$(sed -n 's/^source //p' "$tree")/unit_tests/data  # the tests' data, by the path they were built with
+        if [ ! -e "$data" ]; then mkdir -p "$(dirname "$data")" && ln -s "$PWD/unit_tests/data" "$data" || exit 1; fi
+        for p in "$(dirname "$tree")"/{perf/spmv_bench,src/app/cispmv,unit_tests/cispmv_test_cuda}; do
+          if ldd "$p" | grep -q "not found"; then ldd "$p" | grep "not found"; echo "$p: libraries missing"; exit 1; fi
+        done
+      done
+      log "unpacked" ;;
     test-cuda)
       log "the CUDA test executable alone (built with TARGETS=cispmv_test_cuda ...)"
       build/cuda/unit_tests/cispmv_test_cuda 2>&1 | tee "$RES/test-cuda.txt" | tail -5 ;;

@@ -79,10 +79,10 @@ struct GatheredGemmHost {
     group_cv.push_back(cv);
     group_seg.push_back(group_seg.back());
   }
-  /// Segments a group has at most (the kernel stages a group's segments in team scratch): the same-spin products'
-  /// groups have one (H_alpha) or one per rank within 2 of the output's (H_beta, whose entries move 2 electrons
-  /// at most).
-  static constexpr int max_segments = 8;
+  /// Segments a group has at most (the kernel stages a group's segments and their column offsets in team scratch,
+  /// within the 40 KB of Kokkos 3.4's level 0 beside its two buffers): the same-spin products' groups have one
+  /// (H_alpha) or one per rank within 2 of the output's (H_beta, whose entries move 2 electrons at most).
+  static constexpr int max_segments = 5;
   /// A segment of the last group: k >= 1, the group's first segment's along_k, at most max_segments of them
   /// (std::logic_error otherwise).
   void add_segment(std::int64_t at, int ld, int k, std::int64_t bu, std::int64_t bv, bool along_k) {
@@ -157,19 +157,21 @@ struct GatheredGemmData {
 };
 
 /// The products of one launch: a team per task (a 64 x 64 tile of a group's output), 128 threads on GPUs (4
-/// warps), one thread on CPUs. The chunk of k after the current one is loaded into registers while the current
-/// one's products are formed (on GPUs 8 values of M and 8 of x a thread), and the offsets that address x are
-/// read before they are needed: a segment's column offsets (bv) staged in scratch when the loads reach it, each
-/// thread's row offset (bu) of the chunk after the one being loaded held in a register, so that a chunk's loads of
-/// x wait on no other load (s31-r1c, H200: with both offsets read from global memory beside the loads of x, the
-/// address arithmetic waiting on them and the spills of the prefetched values carried most of the stalls).
-/// x's chunk is staged along k (k = e % 16, j = e / 16) where consecutive k lie closer, else in runs of 8 along j
-/// (k = e / 8 % 16, j = e % 8 + 8 (e / 128)), so that on a GPU each thread's values of a chunk share one k.
+/// warps), one thread on CPUs. Chunks of 16 of k pass through two buffers in team scratch: while the products of
+/// one chunk are formed, the next one's entries of M and x are on their way into the other buffer (on CUDA GPUs of
+/// compute capability 8.0 or later asynchronous copies, impl::copy_async_8, which hold no registers; elsewhere
+/// copies at once). The offsets that address x are read before they are needed: every segment's column offsets
+/// (bv) staged in scratch at the start, each thread's row offset (bu) of the chunk after the next held in a
+/// register, so that a chunk's copies wait on no other load (s31-r1c, H200: with both offsets read from global
+/// memory beside the loads of x, the address arithmetic waiting on them carried most of the stalls; s31-r2c: the
+/// next chunk held in registers took 168 of them and left 15 % occupancy, its stores into scratch waiting on its
+/// loads). x's chunk is staged along k (k = e % 16, j = e / 16) where consecutive k lie closer, else in runs of 8
+/// along j (k = e / 8 % 16, j = e % 8 + 8 (e / 128)), so that on a GPU each thread's entries of a chunk share one k.
 template <class Exec, class X, class Y>
 struct GatheredGemmKernel {
   using Mem = typename Exec::memory_space;
-  // (at most 168 registers: the accumulators, the prefetched chunk and the fragments without spills)
-  using Policy = Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<128, 3>>;
+  // (at most 128 registers: the accumulators and the fragments; 4 teams of 41 KB scratch an SM)
+  using Policy = Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<128, 4>>;
   using Member = typename Policy::member_type;
   template <class T>
   using ScratchOf = Kokkos::View<T*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -178,17 +180,19 @@ struct GatheredGemmKernel {
   // scratch rows padded so that a half-warp's fragment loads fall on distinct banks (M: rows 160 bytes apart,
   // x: 544)
   static constexpr int LDM = TK + 4, LDX = TN + 4;
-  static constexpr int Team = Lanes == 1 ? 128 : 1;  // threads of a team
+  static constexpr int BufM = TM * LDM, BufX = TK * LDX;  // a buffer's entries of M and of x
+  static constexpr int Team = Lanes == 1 ? 128 : 1;       // threads of a team
   static constexpr int WarpsPerThread = Lanes == 1 ? 1 : 4;
-  static constexpr int PerThread = TM * TK / Team;         // staged values of M (and of x) a thread
-  static constexpr int RowsPerThread = Team > 1 ? 1 : TK;  // distinct k of a thread's values of x in a chunk
+  static constexpr int PerThread = TM * TK / Team;         // staged entries of M (and of x) a thread
+  static constexpr int RowsPerThread = Team > 1 ? 1 : TK;  // distinct k of a thread's entries of x in a chunk
+  static constexpr int MaxSeg = GatheredGemmHost::max_segments;
   static_assert(TM * TK == TK * TN && TN == 64 && TK == 16, "the staging's maps assume 64 x 16 chunks");
 
   // a segment of a group, staged in team scratch for the task (its offsets read from there, not from global
-  // memory, on the way to each chunk's loads)
+  // memory, on the way to each chunk's copies)
   struct alignas(8) Segment {
-    std::int64_t at, bu, bv;  // M's first entry, the row and column offsets' first
-    std::int32_t ld, k;       // M's leading dimension, the segment's k
+    std::int64_t at, bu;  // M's first entry, the row offsets' first
+    std::int32_t ld, k;   // M's leading dimension, the segment's k
   };
 
   GatheredGemmData<Mem> g;
@@ -196,13 +200,13 @@ struct GatheredGemmKernel {
   Y y;
   double alpha = 1.0;
   int task0 = 0;
+  int level = 0;  // scratch level (0 on GPUs)
 
   static int team_size() { return Team; }
   static std::size_t scratch_bytes() {
-    return ScratchOf<double>::shmem_size(static_cast<std::size_t>(TM) * LDM) +
-           ScratchOf<double>::shmem_size(static_cast<std::size_t>(TK) * LDX) +
-           ScratchOf<std::int64_t>::shmem_size(static_cast<std::size_t>(TN)) +
-           ScratchOf<Segment>::shmem_size(static_cast<std::size_t>(GatheredGemmHost::max_segments));
+    return ScratchOf<double>::shmem_size(static_cast<std::size_t>(2 * (BufM + BufX))) +
+           ScratchOf<std::int64_t>::shmem_size(static_cast<std::size_t>(MaxSeg * TN)) +
+           ScratchOf<Segment>::shmem_size(static_cast<std::size_t>(MaxSeg));
   }
 
   // x's chunk entry e: its k and j in the chunk
@@ -234,21 +238,27 @@ struct GatheredGemmKernel {
       u[q] = g.index(bu + (k < last ? k : last));
     }
   }
-  // this thread's values of chunk c: M's (row e / TK, column e % TK) and x's (k_of(e), j_of(e)) for e = t + Team r,
-  // x's through its row offsets u and the segment's column offsets in vs
-  KOKKOS_FORCEINLINE_FUNCTION void load(Chunk c, int i0, int j0, int m, int n, int t, bool along_k, const Segment* segs,
-                                        const std::int64_t (&u)[RowsPerThread], const std::int64_t* vs,
-                                        double (&vm)[PerThread], double (&vx)[PerThread]) const {
+  // this thread's entries of chunk c copied into the buffer (ms, xs): M's (row e / TK, column e % TK) and x's
+  // (k_of(e), j_of(e)) for e = t + Team r, 0 past the segment's k or the group's rows and columns; x's through its
+  // row offsets u and the segment's column offsets vs
+  KOKKOS_FORCEINLINE_FUNCTION void copy(Chunk c, int i0, int j0, int m, int n, int t, bool along_k, const Segment* segs,
+                                        const std::int64_t (&u)[RowsPerThread], const std::int64_t* vs, double* ms,
+                                        double* xs) const {
     const std::int64_t at = segs[c.s].at;
     const int ld = segs[c.s].ld, K = segs[c.s].k;
+    const std::int64_t* const v = vs + c.s * TN;
+    const double* const m0 = g.mat.data();
     CISPMV_GATHERED_UNROLL
     for (int r = 0; r < PerThread; ++r) {
       const int e = t + Team * r;
       const int i = e / TK, k = e % TK;
-      vm[r] = i0 + i < m && c.k + k < K ? g.mat(at + static_cast<std::int64_t>(i0 + i) * ld + c.k + k) : 0.0;
+      const bool in_m = i0 + i < m && c.k + k < K;
+      copy_async_8(ms + i * LDM + k, in_m ? &g.mat(at + static_cast<std::int64_t>(i0 + i) * ld + c.k + k) : m0, in_m);
       const int kx = k_of(e, along_k), jx = j_of(e, along_k);
-      vx[r] = c.k + kx < K && j0 + jx < n ? x(u[Team > 1 ? 0 : kx] + vs[jx]) : 0.0;
+      const bool in_x = c.k + kx < K && j0 + jx < n;
+      copy_async_8(xs + kx * LDX + jx, in_x ? &x(u[Team > 1 ? 0 : kx] + v[jx]) : m0, in_x);
     }
+    copy_async_commit();
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& member) const {
@@ -256,13 +266,10 @@ struct GatheredGemmKernel {
     const int grp = g.task_group(task), i0 = g.task_i(task), j0 = g.task_j(task);
     const int m = g.group_m(grp), n = g.group_n(grp);
     const int t = member.team_rank();
-    const ScratchOf<double> ms_view(member.team_scratch(0), static_cast<std::size_t>(TM) * LDM);
-    const ScratchOf<double> xs_view(member.team_scratch(0), static_cast<std::size_t>(TK) * LDX);
-    const ScratchOf<std::int64_t> vs_view(member.team_scratch(0), static_cast<std::size_t>(TN));
-    const ScratchOf<Segment> segs_view(member.team_scratch(0),
-                                       static_cast<std::size_t>(GatheredGemmHost::max_segments));
-    double* const ms = in_shared(ms_view.data());
-    double* const xs = in_shared(xs_view.data());
+    const ScratchOf<double> buf_view(member.team_scratch(level), static_cast<std::size_t>(2 * (BufM + BufX)));
+    const ScratchOf<std::int64_t> vs_view(member.team_scratch(level), static_cast<std::size_t>(MaxSeg * TN));
+    const ScratchOf<Segment> segs_view(member.team_scratch(level), static_cast<std::size_t>(MaxSeg));
+    double* const buf = in_shared(buf_view.data());  // buffer b: M at b (BufM + BufX), x after it
     std::int64_t* const vs = in_shared(vs_view.data());
     Segment* const segs = in_shared(segs_view.data());
     const int lane0 = Lanes == 1 ? t % 32 : 0;
@@ -270,14 +277,13 @@ struct GatheredGemmKernel {
     const int s0 = g.group_seg(grp), ns = g.group_seg(grp + 1) - s0;
     const bool along_k = g.seg_along_k(s0) != 0;  // (the same for every segment of a group)
     for (int s = t; s < ns; s += Team) {
-      segs[s] = Segment{g.seg_mat(s0 + s), g.seg_bu(s0 + s), g.seg_bv(s0 + s), g.seg_ld(s0 + s), g.seg_k(s0 + s)};
+      segs[s] = Segment{g.seg_mat(s0 + s), g.seg_bu(s0 + s), g.seg_ld(s0 + s), g.seg_k(s0 + s)};
     }
-    member.team_barrier();
-    // a segment's column offsets in vs (0 past the group's columns)
-    auto columns = [&](int s) {
-      const std::int64_t bv = segs[s].bv;
-      for (int j = t; j < TN; j += Team) vs[j] = j0 + j < n ? g.index(bv + j0 + j) : 0;
-    };
+    // every segment's column offsets (0 past the group's columns)
+    for (int e = t; e < ns * TN; e += Team) {
+      const int j = e % TN;
+      vs[e] = j0 + j < n ? g.index(g.seg_bv(s0 + e / TN) + j0 + j) : 0;
+    }
 
     double acc[WarpsPerThread][4][4][Lanes][2];
     CISPMV_GATHERED_UNROLL
@@ -291,32 +297,29 @@ struct GatheredGemmKernel {
         }
       }
     }
-    // loaded: the chunk in vm and vx; ahead: the chunk after it, whose row offsets are in u
-    Chunk loaded{0, 0};
-    double vm[PerThread], vx[PerThread];
+    member.team_barrier();  // (the segments and column offsets in scratch)
+    // current: the chunk whose products are formed, in buffer b; ahead: the one after it, being copied into the
+    // other buffer; u: the row offsets of the chunk after that
+    Chunk current{0, 0};
     std::int64_t u[RowsPerThread] = {};
-    columns(loaded.s);
-    row_offsets(loaded, ns, along_k, t, segs, u);
-    member.team_barrier();
-    load(loaded, i0, j0, m, n, t, along_k, segs, u, vs, vm, vx);
-    Chunk ahead = next(loaded, segs);
+    row_offsets(current, ns, along_k, t, segs, u);
+    copy(current, i0, j0, m, n, t, along_k, segs, u, vs, buf, buf + BufM);
+    Chunk ahead = next(current, segs);
     row_offsets(ahead, ns, along_k, t, segs, u);
-    while (loaded.s < ns) {
-      member.team_barrier();  // (the previous chunk's products have read the scratch, its loads the offsets)
-      CISPMV_GATHERED_UNROLL
-      for (int r = 0; r < PerThread; ++r) {
-        const int e = t + Team * r;
-        ms[(e / TK) * LDM + e % TK] = vm[r];
-        xs[k_of(e, along_k) * LDX + j_of(e, along_k)] = vx[r];
+    int b = 0;
+    while (current.s < ns) {
+      double* const other = buf + (b ^ 1) * (BufM + BufX);
+      if (ahead.s < ns) {
+        copy(ahead, i0, j0, m, n, t, along_k, segs, u, vs, other, other + BufM);
+        const Chunk after = next(ahead, segs);
+        row_offsets(after, ns, along_k, t, segs, u);
+        copy_async_wait<1>();  // (the current chunk's copies are in; the ahead one's may still be on their way)
+      } else {
+        copy_async_wait<0>();
       }
-      if (ahead.s < ns && ahead.s != loaded.s) columns(ahead.s);
-      member.team_barrier();
-      loaded = ahead;
-      if (loaded.s < ns) {
-        load(loaded, i0, j0, m, n, t, along_k, segs, u, vs, vm, vx);
-        ahead = next(loaded, segs);
-        row_offsets(ahead, ns, along_k, t, segs, u);
-      }
+      member.team_barrier();  // (every thread's copies of the current chunk are in scratch)
+      const double* const ms = buf + b * (BufM + BufX);
+      const double* const xs = ms + BufM;
       CISPMV_GATHERED_UNROLL
       for (int w = 0; w < WarpsPerThread; ++w) {
         const int warp = warp0 + w, wi = 32 * (warp / 2), wj = 32 * (warp % 2);
@@ -341,12 +344,16 @@ struct GatheredGemmKernel {
           CISPMV_GATHERED_UNROLL
           for (int a = 0; a < 4; ++a) {
             CISPMV_GATHERED_UNROLL
-            for (int b = 0; b < 4; ++b) {
-              if (8 * a < rows_left && 8 * b < cols_left) warp_mma_8x8x4(fa[a], fb[b], acc[w][a][b]);
+            for (int bb = 0; bb < 4; ++bb) {
+              if (8 * a < rows_left && 8 * bb < cols_left) warp_mma_8x8x4(fa[a], fb[bb], acc[w][a][bb]);
             }
           }
         }
       }
+      member.team_barrier();  // (the products have read buffer b before the next round copies into it)
+      current = ahead;
+      if (ahead.s < ns) ahead = next(ahead, segs);
+      b ^= 1;
     }
     // D(l / 4, 2 (l % 4) + c) of each 8 x 8 tile, added where it lies: every offset, then every old value, read
     // before the first store (the stores into y could alias later loads of y, so the compiler keeps them in order:
@@ -421,8 +428,16 @@ void gathered_gemm(const Exec& exec, const GatheredGemmData<typename Exec::memor
   using K = GatheredGemmKernel<Exec, X, Y>;
   if (count == 0) return;
   typename K::Policy policy(exec, count, K::team_size());
-  Kokkos::parallel_for("cispmv::gathered_gemm", policy.set_scratch_size(0, Kokkos::PerTeam(K::scratch_bytes())),
-                       K{g, x, y, alpha, first});
+  // level 0 on GPUs (shared memory: the copies into it are asynchronous); on CPUs, whose level 0 is smaller (32 KB
+  // under Kokkos 3.4), either
+  const bool fits = K::scratch_bytes() <= static_cast<std::size_t>(K::Policy::scratch_size_max(0));
+  if (!fits && is_gpu_space_v<Exec>) {
+    throw std::logic_error("cispmv::impl::gathered_gemm: the kernel's " + std::to_string(K::scratch_bytes()) +
+                           " bytes of team scratch exceed level 0's " + std::to_string(K::Policy::scratch_size_max(0)));
+  }
+  const int level = fits ? 0 : 1;
+  Kokkos::parallel_for("cispmv::gathered_gemm", policy.set_scratch_size(level, Kokkos::PerTeam(K::scratch_bytes())),
+                       K{g, x, y, alpha, first, level});
 }
 
 }  // namespace cispmv::impl

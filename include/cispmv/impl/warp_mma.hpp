@@ -116,6 +116,33 @@ KOKKOS_FORCEINLINE_FUNCTION void scratch_add(double* p, double v, int level, boo
 #endif
 }
 
+/// *dst = *src (8 bytes), or 0 where !valid (src is then not read, but must be a valid address): on CUDA GPUs of
+/// compute capability 8.0 or later an asynchronous copy from global into shared memory (PTX `cp.async`, dst in
+/// level-0 team scratch), which completes at copy_async_wait of its group (copy_async_commit closes a group) and
+/// holds no register meanwhile; elsewhere a copy at once.
+KOKKOS_FORCEINLINE_FUNCTION void copy_async_8(double* dst, const double* src, bool valid) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(to), "l"(src), "r"(valid ? 8 : 0) : "memory");
+#else
+  *dst = valid ? *src : 0.0;
+#endif
+}
+/// Closes the calling thread's group of copy_async_8 copies (on CUDA; nothing elsewhere).
+KOKKOS_FORCEINLINE_FUNCTION void copy_async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+/// Waits until at most Pending of the calling thread's latest groups are still in flight (its older copies are in
+/// shared memory; other threads' copies are visible after a team barrier).
+template <int Pending>
+KOKKOS_FORCEINLINE_FUNCTION void copy_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
+#endif
+}
+
 /// p, a pointer into team scratch of level 0, as a pointer the compiler knows to be in shared memory on CUDA (the
 /// same address, reached from a __shared__ array through an offset nothing folds away), so that loads through it
 /// are LDS on the short scoreboard, not generic loads on the long one (s30-q1c: the scatter kernel's integrals, read

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Packs the GPU programs built here for the `device` tool's machine, so that a call there runs them at once instead of
+# spending ~500 s of its 30 minutes on a cold build (bootstrap + spmv_bench + the CUDA tests on 16 cores).
+#
+#   perf/pack_binaries.sh [PRESET] [FILE]   # default: cuda, .device/<preset>-bin.tar.xz
+#
+# Builds spmv_bench, cispmv and cispmv_test_cuda of the preset's tree (build/<preset>, configured: `cmake --preset`),
+# strips them, and packs them with a PACKED note (commit, source folder, date). perf/run_on_device.sh's `prebuilt`
+# stage unpacks them there (PREBUILT=FILE; several files, e.g. the cuda and cuda-kokkos4 presets', separated by spaces). Only where both machines are x86-64 with the same CUDA major and the
+# preset's Kokkos arch is the GPU's (HOPPER90 for H100 / H200); the programs link cuSPARSE and the CUDA runtime
+# dynamically, Kokkos and Kokkos Kernels statically. The tests read unit_tests/data through the absolute path they were
+# built with, which `prebuilt` links to the copy there.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+preset=${1:-cuda}
+out=${2:-.device/$preset-bin.tar.xz}
+tree=build/$preset
+[ -f "$tree/CMakeCache.txt" ] || { echo "pack_binaries: $tree is not configured (cmake --preset $preset)" >&2; exit 1; }
+[ "$(uname -m)" = x86_64 ] || { echo "pack_binaries: this machine is $(uname -m); the device machine is x86-64" >&2; exit 1; }
+cmake --build "$tree" --target spmv_bench cispmv_cli cispmv_test_cuda
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for t in perf/spmv_bench src/app/cispmv unit_tests/cispmv_test_cuda; do
+  mkdir -p "$tmp/$tree/$(dirname "$t")"
+  strip -o "$tmp/$tree/$t" "$tree/$t"
+done
+{
+  echo "commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- include src perf unit_tests || echo ' with uncommitted changes')"
+  echo "source $PWD"
+  echo "preset $preset"
+  echo "packed $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+} >"$tmp/$tree/PACKED"
+mkdir -p "$(dirname "$out")"
+tar cJf "$out" -C "$tmp" .
+echo "pack_binaries: $out ($(du -h "$out" | cut -f1)): $(tr '\n' ';' <"$tmp/$tree/PACKED")"
