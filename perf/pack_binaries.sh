@@ -24,6 +24,17 @@ for t in perf/spmv_bench src/app/cispmv unit_tests/cispmv_test_cuda; do
   mkdir -p "$tmp/$tree/$(dirname "$t")"
   strip -o "$tmp/$tree/$t" "$tree/$t"
 done
+# shared libraries of this distribution's packages that a CUDA host may lack (Google Benchmark, fmt): packed beside
+# the programs; `prebuilt` installs those the host has not
+mkdir -p "$tmp/$tree/lib"
+for t in perf/spmv_bench src/app/cispmv unit_tests/cispmv_test_cuda; do ldd "$tree/$t"; done | awk '$3 ~ /^\// {print $3}' |
+  sort -u | while read -r lib; do
+    case "$(basename "$lib")" in
+      libc.so* | libm.so* | libdl.so* | libpthread.so* | librt.so* | ld-linux* | libstdc++.so* | libgcc_s.so* | \
+        libgomp.so* | libcuda*.so* | libcusparse*.so* | libcublas*.so* | libnvJitLink*.so* | libmpi*.so* | libopen-*.so*) ;;
+      *) cp -L "$lib" "$tmp/$tree/lib/" ;;
+    esac
+  done
 {
   echo "commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- include src perf unit_tests || echo ' with uncommitted changes')"
   echo "source $PWD"

@@ -181,12 +181,16 @@ struct GatheredGemmKernel {
   // x: 544)
   static constexpr int LDM = TK + 4, LDX = TN + 4;
   static constexpr int BufM = TM * LDM, BufX = TK * LDX;  // a buffer's entries of M and of x
+  static constexpr int LDO = TN + 4;                      // the tile's sums in scratch at the end (in the buffers)
   static constexpr int Team = Lanes == 1 ? 128 : 1;       // threads of a team
   static constexpr int WarpsPerThread = Lanes == 1 ? 1 : 4;
   static constexpr int PerThread = TM * TK / Team;         // staged entries of M (and of x) a thread
   static constexpr int RowsPerThread = Team > 1 ? 1 : TK;  // distinct k of a thread's entries of x in a chunk
   static constexpr int MaxSeg = GatheredGemmHost::max_segments;
   static_assert(TM * TK == TK * TN && TN == 64 && TK == 16, "the staging's maps assume 64 x 16 chunks");
+  static_assert(TM * LDO <= 2 * (BufM + BufX) && TM + TN <= GatheredGemmHost::max_segments * TN &&
+                    TM * TN % (8 * Team) == 0,
+                "the tile's sums fit the buffers, its offsets the column offsets' place, its entries 8 a thread");
 
   // a segment of a group, staged in team scratch for the task (its offsets read from there, not from global
   // memory, on the way to each chunk's copies)
@@ -355,65 +359,57 @@ struct GatheredGemmKernel {
       if (ahead.s < ns) ahead = next(ahead, segs);
       b ^= 1;
     }
-    // D(l / 4, 2 (l % 4) + c) of each 8 x 8 tile, added where it lies: every offset, then every old value, read
-    // before the first store (the stores into y could alias later loads of y, so the compiler keeps them in order:
-    // s31-r2c, the adds one after the other, each waiting on its load, carried a fifth of the stalls)
-    const std::int64_t cu = g.group_cu(grp), cv = g.group_cv(grp);
+    // the tile's sums into scratch (the buffers are free: the last round's barrier has passed), D(l / 4, 2 (l % 4) + c)
+    // of each 8 x 8 product at its row and column; its rows' and columns' offsets beside them (where the column
+    // offsets were)
+    double* const out = buf;
     CISPMV_GATHERED_UNROLL
     for (int w = 0; w < WarpsPerThread; ++w) {
       const int warp = warp0 + w, wi = 32 * (warp / 2), wj = 32 * (warp % 2);
-      std::int64_t at[4][4][Lanes][2];
-      CISPMV_GATHERED_UNROLL
-      for (int l = 0; l < Lanes; ++l) {
-        const int lane = lane0 + l;
-        std::int64_t row[4], col[4][2];
-        CISPMV_GATHERED_UNROLL
-        for (int a = 0; a < 4; ++a) {
-          const int i = i0 + wi + 8 * a + lane / 4;
-          row[a] = i < m ? g.index(cu + i) : -1;
-        }
-        CISPMV_GATHERED_UNROLL
-        for (int b = 0; b < 4; ++b) {
-          CISPMV_GATHERED_UNROLL
-          for (int c = 0; c < 2; ++c) {
-            const int j = j0 + wj + 8 * b + 2 * (lane % 4) + c;
-            col[b][c] = j < n ? g.index(cv + j) : -1;
-          }
-        }
-        CISPMV_GATHERED_UNROLL
-        for (int a = 0; a < 4; ++a) {
-          CISPMV_GATHERED_UNROLL
-          for (int b = 0; b < 4; ++b) {
-            CISPMV_GATHERED_UNROLL
-            for (int c = 0; c < 2; ++c) at[a][b][l][c] = row[a] < 0 || col[b][c] < 0 ? -1 : row[a] + col[b][c];
-          }
-        }
-      }
       CISPMV_GATHERED_UNROLL
       for (int a = 0; a < 4; ++a) {
         CISPMV_GATHERED_UNROLL
-        for (int b = 0; b < 4; ++b) {
+        for (int bb = 0; bb < 4; ++bb) {
           CISPMV_GATHERED_UNROLL
           for (int l = 0; l < Lanes; ++l) {
+            const int lane = lane0 + l;
             CISPMV_GATHERED_UNROLL
             for (int c = 0; c < 2; ++c) {
-              if (at[a][b][l][c] >= 0) acc[w][a][b][l][c] = y(at[a][b][l][c]) + alpha * acc[w][a][b][l][c];
+              out[(wi + 8 * a + lane / 4) * LDO + wj + 8 * bb + 2 * (lane % 4) + c] = acc[w][a][bb][l][c];
             }
           }
         }
       }
+    }
+    const std::int64_t cu = g.group_cu(grp), cv = g.group_cv(grp);
+    std::int64_t* const rows = vs;
+    std::int64_t* const cols = vs + TM;
+    for (int e = t; e < TM + TN; e += Team) {
+      if (e < TM) {
+        rows[e] = i0 + e < m ? g.index(cu + i0 + e) : -1;
+      } else {
+        cols[e - TM] = j0 + e - TM < n ? g.index(cv + j0 + e - TM) : -1;
+      }
+    }
+    member.team_barrier();
+    // y += alpha * the tile, a thread's entries (row e / TN, column e % TN for e = t + Team r) eight at a time: their
+    // old values read before the first of their stores (the stores could alias later loads of y, so the compiler
+    // keeps them in order: s31-r2c, the adds one after the other, each waiting on its load, carried a fifth of the
+    // stalls); consecutive threads at consecutive columns, which lie next to each other in y within a block of strings
+    for (int r0 = 0; r0 < TM * TN / Team; r0 += 8) {
+      std::int64_t at[8];
+      double old[8];
       CISPMV_GATHERED_UNROLL
-      for (int a = 0; a < 4; ++a) {
-        CISPMV_GATHERED_UNROLL
-        for (int b = 0; b < 4; ++b) {
-          CISPMV_GATHERED_UNROLL
-          for (int l = 0; l < Lanes; ++l) {
-            CISPMV_GATHERED_UNROLL
-            for (int c = 0; c < 2; ++c) {
-              if (at[a][b][l][c] >= 0) y(at[a][b][l][c]) = acc[w][a][b][l][c];
-            }
-          }
-        }
+      for (int q = 0; q < 8; ++q) {
+        const int e = t + Team * (r0 + q);
+        const std::int64_t row = rows[e / TN], col = cols[e % TN];
+        at[q] = row < 0 || col < 0 ? -1 : row + col;
+        old[q] = at[q] >= 0 ? y(at[q]) : 0.0;
+      }
+      CISPMV_GATHERED_UNROLL
+      for (int q = 0; q < 8; ++q) {
+        const int e = t + Team * (r0 + q);
+        if (at[q] >= 0) y(at[q]) = old[q] + alpha * out[(e / TN) * LDO + e % TN];
       }
     }
   }

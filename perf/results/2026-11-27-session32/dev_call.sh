@@ -73,6 +73,14 @@ case "${1:-}" in
     ci ae "unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps"
     ci fc "unit_tests/data/h2o_631g_fc.fcidump --level 8 --all-irreps"
     tests '*' all 200 ;;
+  b)  # the tile's sums through scratch, added into y by consecutive columns (ptxas: spills 544 -> 52 bytes)
+    PREBUILT=.device/cuda-bin.tar.xz prebuilt
+    resources
+    tests '*Factored*:*WarpMma*:*Gathered*' factored 120
+    bench b-fc $FC "$FACT" "" 100
+    ITERS=10 bench b-ae $AE "$FACT" "" 200
+    ncu_of gemm-ae $AE GatheredGemmKernel 'ci-factored/same-spin/iter'
+    ncu_src gemm-ae $AE GatheredGemmKernel 'ci-factored/same-spin/iter' ;;
   *) echo "dev_call.sh: unknown call '${1:-}'"; exit 2 ;;
 esac
 pack
