@@ -214,8 +214,14 @@ struct GatheredGemmKernel {
   }
 
   // x's chunk entry e: its k and j in the chunk
-  KOKKOS_FORCEINLINE_FUNCTION static int k_of(int e, bool along_k) { return along_k ? e % TK : (e / 8) % TK; }
-  KOKKOS_FORCEINLINE_FUNCTION static int j_of(int e, bool along_k) { return along_k ? e / TK : e % 8 + 8 * (e / 128); }
+  template <bool AlongK>
+  KOKKOS_FORCEINLINE_FUNCTION static int k_of(int e) {
+    return AlongK ? e % TK : (e / 8) % TK;
+  }
+  template <bool AlongK>
+  KOKKOS_FORCEINLINE_FUNCTION static int j_of(int e) {
+    return AlongK ? e / TK : e % 8 + 8 * (e / 128);
+  }
 
   // a chunk of k: segment s (of the task's group, in scratch), first k
   struct Chunk {
@@ -231,55 +237,114 @@ struct GatheredGemmKernel {
   }
   // this thread's row offsets bu of chunk c (k = k_of of its entries; the segment's last past its k, unused), read
   // without a branch on the segment's k, so that the warp does not wait for it here
-  KOKKOS_FORCEINLINE_FUNCTION void row_offsets(Chunk c, int ns, bool along_k, int t, const Segment* segs,
+  template <bool AlongK>
+  KOKKOS_FORCEINLINE_FUNCTION void row_offsets(Chunk c, int ns, int t, const Segment* segs,
                                                std::int64_t (&u)[RowsPerThread]) const {
     if (c.s >= ns) return;
     const std::int64_t bu = segs[c.s].bu;
     const int last = segs[c.s].k - 1;
     CISPMV_GATHERED_UNROLL
     for (int q = 0; q < RowsPerThread; ++q) {
-      const int k = c.k + (Team > 1 ? k_of(t, along_k) : q);
+      const int k = c.k + (Team > 1 ? k_of<AlongK>(t) : q);
       u[q] = g.index(bu + (k < last ? k : last));
     }
   }
   // this thread's entries of chunk c copied into the buffer (ms, xs): M's (row e / TK, column e % TK) and x's
   // (k_of(e), j_of(e)) for e = t + Team r, 0 past the segment's k or the group's rows and columns; x's through its
-  // row offsets u and the segment's column offsets vs
-  KOKKOS_FORCEINLINE_FUNCTION void copy(Chunk c, int i0, int j0, int m, int n, int t, bool along_k, const Segment* segs,
+  // row offsets u and the segment's column offsets vs. In a team of 128 threads (GPUs) a thread's entries lie in
+  // one column of M's chunk (t % 16) and in one row of x's (k_of(t)), 8 rows (columns) apart: their validity and
+  // addresses are formed once a chunk and stepped (s32-b: the general form took most of the kernel's instructions)
+  template <bool AlongK>
+  KOKKOS_FORCEINLINE_FUNCTION void copy(Chunk c, int i0, int j0, int m, int n, int t, const Segment* segs,
                                         const std::int64_t (&u)[RowsPerThread], const std::int64_t* vs, double* ms,
                                         double* xs) const {
     const std::int64_t at = segs[c.s].at;
     const int ld = segs[c.s].ld, K = segs[c.s].k;
     const std::int64_t* const v = vs + c.s * TN;
     const double* const m0 = g.mat.data();
-    CISPMV_GATHERED_UNROLL
-    for (int r = 0; r < PerThread; ++r) {
-      const int e = t + Team * r;
-      const int i = e / TK, k = e % TK;
-      const bool in_m = i0 + i < m && c.k + k < K;
-      copy_async_8(ms + i * LDM + k, in_m ? &g.mat(at + static_cast<std::int64_t>(i0 + i) * ld + c.k + k) : m0, in_m);
-      const int kx = k_of(e, along_k), jx = j_of(e, along_k);
-      const bool in_x = c.k + kx < K && j0 + jx < n;
-      copy_async_8(xs + kx * LDX + jx, in_x ? &x(u[Team > 1 ? 0 : kx] + v[jx]) : m0, in_x);
+    if constexpr (Team == 128) {
+      constexpr int Step = Team / TK;  // rows of M (columns of x) between a thread's entries
+      const int i = t / TK, k = t % TK, kx = k_of<AlongK>(t), jx = j_of<AlongK>(t);
+      const bool k_in = c.k + k < K, kx_in = c.k + kx < K;
+      const double* const pm = m0 + at + static_cast<std::int64_t>(i0 + i) * ld + c.k + k;
+      double* const dm = ms + i * LDM + k;
+      double* const dx = xs + kx * LDX + jx;
+      CISPMV_GATHERED_UNROLL
+      for (int r = 0; r < PerThread; ++r) {
+        const bool in_m = k_in && i0 + i + Step * r < m;
+        copy_async_8(dm + Step * r * LDM, in_m ? pm + static_cast<std::int64_t>(Step * r) * ld : m0, in_m);
+        const bool in_x = kx_in && j0 + jx + Step * r < n;
+        copy_async_8(dx + Step * r, in_x ? &x(u[0] + v[jx + Step * r]) : m0, in_x);
+      }
+    } else {
+      CISPMV_GATHERED_UNROLL
+      for (int r = 0; r < PerThread; ++r) {
+        const int e = t + Team * r;
+        const int i = e / TK, k = e % TK;
+        const bool in_m = i0 + i < m && c.k + k < K;
+        copy_async_8(ms + i * LDM + k, in_m ? &g.mat(at + static_cast<std::int64_t>(i0 + i) * ld + c.k + k) : m0, in_m);
+        const int kx = k_of<AlongK>(e), jx = j_of<AlongK>(e);
+        const bool in_x = c.k + kx < K && j0 + jx < n;
+        copy_async_8(xs + kx * LDX + jx, in_x ? &x(u[Team > 1 ? 0 : kx] + v[jx]) : m0, in_x);
+      }
     }
     copy_async_commit();
+  }
+  // a warp's 32 x 32 part of the tile (rows wi.., columns wj..) += its chunk's products: the 8 x 8 tiles within
+  // rows_left and cols_left (every one where Full: no test between the products, which the compiler then need not
+  // reconverge; s32-b: a WARPSYNC before each DMMA)
+  template <bool Full>
+  KOKKOS_FORCEINLINE_FUNCTION static void multiply(const double* ms, const double* xs, int lane0, int wi, int wj,
+                                                   int rows_left, int cols_left, double (&acc)[4][4][Lanes][2]) {
+    CISPMV_GATHERED_UNROLL
+    for (int kk = 0; kk < TK; kk += 4) {
+      // A(l / 4, l % 4) of each of the warp's 4 row tiles, B(l % 4, l / 4) of each of its 4 column tiles
+      double fa[4][Lanes], fb[4][Lanes];
+      CISPMV_GATHERED_UNROLL
+      for (int a = 0; a < 4; ++a) {
+        CISPMV_GATHERED_UNROLL
+        for (int l = 0; l < Lanes; ++l) {
+          const int lane = lane0 + l;
+          fa[a][l] = ms[(wi + 8 * a + lane / 4) * LDM + kk + lane % 4];
+          fb[a][l] = xs[(kk + lane % 4) * LDX + wj + 8 * a + lane / 4];
+        }
+      }
+      CISPMV_GATHERED_UNROLL
+      for (int a = 0; a < 4; ++a) {
+        CISPMV_GATHERED_UNROLL
+        for (int bb = 0; bb < 4; ++bb) {
+          if (Full || (8 * a < rows_left && 8 * bb < cols_left)) warp_mma_8x8x4(fa[a], fb[bb], acc[a][bb]);
+        }
+      }
+    }
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& member) const {
     const int task = task0 + member.league_rank();
-    const int grp = g.task_group(task), i0 = g.task_i(task), j0 = g.task_j(task);
-    const int m = g.group_m(grp), n = g.group_n(grp);
+    const int grp = g.task_group(task);
     const int t = member.team_rank();
     const ScratchOf<double> buf_view(member.team_scratch(level), static_cast<std::size_t>(2 * (BufM + BufX)));
     const ScratchOf<std::int64_t> vs_view(member.team_scratch(level), static_cast<std::size_t>(MaxSeg * TN));
     const ScratchOf<Segment> segs_view(member.team_scratch(level), static_cast<std::size_t>(MaxSeg));
-    double* const buf = in_shared(buf_view.data());  // buffer b: M at b (BufM + BufX), x after it
-    std::int64_t* const vs = in_shared(vs_view.data());
-    Segment* const segs = in_shared(segs_view.data());
+    const int s0 = g.group_seg(grp);
+    // (the same for every segment of a group)
+    if (g.seg_along_k(s0) != 0) {
+      run<true>(member, task, t, in_shared(buf_view.data()), in_shared(vs_view.data()), in_shared(segs_view.data()));
+    } else {
+      run<false>(member, task, t, in_shared(buf_view.data()), in_shared(vs_view.data()), in_shared(segs_view.data()));
+    }
+  }
+
+  // the task's tile, with buffer b at buf + b (BufM + BufX) (M, then x after it), every segment's column offsets in vs
+  // and the segments in segs
+  template <bool AlongK>
+  KOKKOS_FORCEINLINE_FUNCTION void run(const Member& member, int task, int t, double* const buf, std::int64_t* const vs,
+                                       Segment* const segs) const {
+    const int grp = g.task_group(task), i0 = g.task_i(task), j0 = g.task_j(task);
+    const int m = g.group_m(grp), n = g.group_n(grp);
     const int lane0 = Lanes == 1 ? t % 32 : 0;
     const int warp0 = Lanes == 1 ? t / 32 : 0;  // the first of this thread's warps (2 x 2 warps: 32 x 32 each)
     const int s0 = g.group_seg(grp), ns = g.group_seg(grp + 1) - s0;
-    const bool along_k = g.seg_along_k(s0) != 0;  // (the same for every segment of a group)
     for (int s = t; s < ns; s += Team) {
       segs[s] = Segment{g.seg_mat(s0 + s), g.seg_bu(s0 + s), g.seg_ld(s0 + s), g.seg_k(s0 + s)};
     }
@@ -306,17 +371,17 @@ struct GatheredGemmKernel {
     // other buffer; u: the row offsets of the chunk after that
     Chunk current{0, 0};
     std::int64_t u[RowsPerThread] = {};
-    row_offsets(current, ns, along_k, t, segs, u);
-    copy(current, i0, j0, m, n, t, along_k, segs, u, vs, buf, buf + BufM);
+    row_offsets<AlongK>(current, ns, t, segs, u);
+    copy<AlongK>(current, i0, j0, m, n, t, segs, u, vs, buf, buf + BufM);
     Chunk ahead = next(current, segs);
-    row_offsets(ahead, ns, along_k, t, segs, u);
+    row_offsets<AlongK>(ahead, ns, t, segs, u);
     int b = 0;
     while (current.s < ns) {
       double* const other = buf + (b ^ 1) * (BufM + BufX);
       if (ahead.s < ns) {
-        copy(ahead, i0, j0, m, n, t, along_k, segs, u, vs, other, other + BufM);
+        copy<AlongK>(ahead, i0, j0, m, n, t, segs, u, vs, other, other + BufM);
         const Chunk after = next(ahead, segs);
-        row_offsets(after, ns, along_k, t, segs, u);
+        row_offsets<AlongK>(after, ns, t, segs, u);
         copy_async_wait<1>();  // (the current chunk's copies are in; the ahead one's may still be on their way)
       } else {
         copy_async_wait<0>();
@@ -330,28 +395,12 @@ struct GatheredGemmKernel {
         // the warp's 8 x 8 tiles past the group's rows or columns are not formed (the same for every lane: the
         // small groups of a launch cost their own tiles, not 64 x 64)
         const int rows_left = m - i0 - wi, cols_left = n - j0 - wj;
-        if (rows_left <= 0 || cols_left <= 0) continue;
-        warp_sync();
-        CISPMV_GATHERED_UNROLL
-        for (int kk = 0; kk < TK; kk += 4) {
-          // A(l / 4, l % 4) of each of the warp's 4 row tiles, B(l % 4, l / 4) of each of its 4 column tiles
-          double fa[4][Lanes], fb[4][Lanes];
-          CISPMV_GATHERED_UNROLL
-          for (int a = 0; a < 4; ++a) {
-            CISPMV_GATHERED_UNROLL
-            for (int l = 0; l < Lanes; ++l) {
-              const int lane = lane0 + l;
-              fa[a][l] = ms[(wi + 8 * a + lane / 4) * LDM + kk + lane % 4];
-              fb[a][l] = xs[(kk + lane % 4) * LDX + wj + 8 * a + lane / 4];
-            }
-          }
-          CISPMV_GATHERED_UNROLL
-          for (int a = 0; a < 4; ++a) {
-            CISPMV_GATHERED_UNROLL
-            for (int bb = 0; bb < 4; ++bb) {
-              if (8 * a < rows_left && 8 * bb < cols_left) warp_mma_8x8x4(fa[a], fb[bb], acc[w][a][bb]);
-            }
-          }
+        if (rows_left >= 32 && cols_left >= 32) {
+          warp_sync();
+          multiply<true>(ms, xs, lane0, wi, wj, rows_left, cols_left, acc[w]);
+        } else if (rows_left > 0 && cols_left > 0) {
+          warp_sync();
+          multiply<false>(ms, xs, lane0, wi, wj, rows_left, cols_left, acc[w]);
         }
       }
       member.team_barrier();  // (the products have read buffer b before the next round copies into it)

@@ -81,6 +81,15 @@ case "${1:-}" in
     ITERS=10 bench b-ae $AE "$FACT" "" 200
     ncu_of gemm-ae $AE GatheredGemmKernel 'ci-factored/same-spin/iter'
     ncu_src gemm-ae $AE GatheredGemmKernel 'ci-factored/same-spin/iter' ;;
+  c)  # the copies' addresses formed once a chunk (teams of 128), AlongK at compile time, full warp tiles' products
+      # without tests between them
+    PREBUILT=.device/cuda-bin.tar.xz prebuilt
+    resources
+    tests '*Factored*:*WarpMma*:*Gathered*' factored 120
+    bench c-fc $FC "$FACT" "" 100
+    ITERS=10 bench c-ae $AE "$FACT" "" 200
+    ncu_of gemm-ae $AE GatheredGemmKernel 'ci-factored/same-spin/iter'
+    ncu_src gemm-ae $AE GatheredGemmKernel 'ci-factored/same-spin/iter' ;;
   *) echo "dev_call.sh: unknown call '${1:-}'"; exit 2 ;;
 esac
 pack
