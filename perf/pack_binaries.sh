@@ -2,9 +2,9 @@
 # Packs the GPU programs built here for the `device` tool's machine, so that a call there runs them at once instead of
 # spending ~500 s of its 30 minutes on a cold build (bootstrap + spmv_bench + the CUDA tests on 16 cores).
 #
-#   perf/pack_binaries.sh [PRESET] [FILE]   # default: cuda, .device/<preset>-bin.tar.xz
+#   [TARGETS="spmv_bench ..."] perf/pack_binaries.sh [PRESET] [FILE]   # default: cuda, .device/<preset>-bin.tar.xz
 #
-# Builds spmv_bench, cispmv and cispmv_test_cuda of the preset's tree (build/<preset>, configured: `cmake --preset`),
+# Builds spmv_bench, cispmv and cispmv_test_cuda (or TARGETS of them) of the preset's tree (build/<preset>, configured: `cmake --preset`),
 # strips them, and packs them with a PACKED note (commit, source folder, date). perf/run_on_device.sh's `prebuilt`
 # stage unpacks them there (PREBUILT=FILE; several files, e.g. the cuda and cuda-kokkos4 presets', separated by spaces). Only where both machines are x86-64 with the same CUDA major and the
 # preset's Kokkos arch is the GPU's (HOPPER90 for H100 / H200); the programs link cuSPARSE and the CUDA runtime
@@ -17,17 +17,26 @@ out=${2:-.device/$preset-bin.tar.xz}
 tree=build/$preset
 [ -f "$tree/CMakeCache.txt" ] || { echo "pack_binaries: $tree is not configured (cmake --preset $preset)" >&2; exit 1; }
 [ "$(uname -m)" = x86_64 ] || { echo "pack_binaries: this machine is $(uname -m); the device machine is x86-64" >&2; exit 1; }
-cmake --build "$tree" --target spmv_bench cispmv_cli cispmv_test_cuda
+targets=${TARGETS:-spmv_bench cispmv_cli cispmv_test_cuda}
+cmake --build "$tree" --target $targets
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for t in perf/spmv_bench src/app/cispmv unit_tests/cispmv_test_cuda; do
-  mkdir -p "$tmp/$tree/$(dirname "$t")"
-  strip -o "$tmp/$tree/$t" "$tree/$t"
+programs=""
+for t in $targets; do
+  case $t in
+    spmv_bench) p=perf/spmv_bench ;;
+    cispmv_cli) p=src/app/cispmv ;;
+    cispmv_test_cuda) p=unit_tests/cispmv_test_cuda ;;
+    *) echo "pack_binaries: unknown target '$t' (spmv_bench, cispmv_cli, cispmv_test_cuda)" >&2; exit 1 ;;
+  esac
+  programs="$programs $p"
+  mkdir -p "$tmp/$tree/$(dirname "$p")"
+  strip -o "$tmp/$tree/$p" "$tree/$p"
 done
 # shared libraries of this distribution's packages that a CUDA host may lack (Google Benchmark, fmt): packed beside
 # the programs; `prebuilt` installs those the host has not
 mkdir -p "$tmp/$tree/lib"
-for t in perf/spmv_bench src/app/cispmv unit_tests/cispmv_test_cuda; do ldd "$tree/$t"; done | awk '$3 ~ /^\// {print $3}' |
+for p in $programs; do ldd "$tree/$p"; done | awk '$3 ~ /^\// {print $3}' |
   sort -u | while read -r lib; do
     case "$(basename "$lib")" in
       libc.so* | libm.so* | libdl.so* | libpthread.so* | librt.so* | ld-linux* | libstdc++.so* | libgcc_s.so* | \

@@ -43,7 +43,7 @@ tests() {  # filter, tag, seconds at most
   grep -E "FAILED|Failure" $RES/test-$2.txt | head; tail -3 $RES/test-$2.txt | tee -a $RES/log.txt; pack
 }
 ci() {  # tag, cispmv ci arguments
-  /usr/bin/time -v timeout $(left 585) build/cuda/src/app/cispmv ci $2 > $RES/ci-$1.txt 2> $RES/ci-$1.time
+  /usr/bin/time -v timeout $(left 585) ${CLI:-build/cuda/src/app/cispmv} ci $2 > $RES/ci-$1.txt 2> $RES/ci-$1.time
   echo "ci $1 ($2): rc $? $(grep -E 'Elapsed|Maximum resident' $RES/ci-$1.time | tr -s ' ' | tr '\n' ' ')" | tee -a $RES/log.txt
   grep -E "^automatic|^hamiltonian|^determinants|^davidson|^timings|^total|^ +[0-9]+ +-[0-9]|refus|error" $RES/ci-$1.txt | head -20 | tee -a $RES/log.txt; pack
 }
@@ -90,6 +90,17 @@ case "${1:-}" in
     ITERS=10 bench c-ae $AE "$FACT" "" 200
     ncu_of gemm-ae $AE GatheredGemmKernel 'ci-factored/same-spin/iter'
     ncu_src gemm-ae $AE GatheredGemmKernel 'ci-factored/same-spin/iter' ;;
+  d)  # every figure of issue 10's real-matrix goals from one run: the Kokkos 4.6 build (Kokkos Kernels 4.6.02 native
+      # and merge path, cuSPARSE, csell, the factored product and its parts), both real matrices; then cispmv ci
+      # (Kokkos 4.6 build, host code -O3) on both
+    PREBUILT=.device/cuda-kokkos4-bin.tar.xz prebuilt
+    K4=build/cuda-kokkos4
+    B=$K4/perf/spmv_bench resources
+    B=$K4/perf/spmv_bench bench d-fc $FC "kokkos-kernels|$BASE|$FACT" "" 150
+    B=$K4/perf/spmv_bench ITERS=10 bench d-ae $AE "kokkos-kernels|$BASE|$FACT" "" 330
+    CLI=$K4/src/app/cispmv ci ae "unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps"
+    CLI=$K4/src/app/cispmv ci fc "unit_tests/data/h2o_631g_fc.fcidump --level 8 --all-irreps"
+    CLI=$K4/src/app/cispmv ci ae5 "unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps --roots 5" ;;
   *) echo "dev_call.sh: unknown call '${1:-}'"; exit 2 ;;
 esac
 pack
