@@ -101,6 +101,14 @@ case "${1:-}" in
     CLI=$K4/src/app/cispmv ci ae "unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps"
     CLI=$K4/src/app/cispmv ci fc "unit_tests/data/h2o_631g_fc.fcidump --level 8 --all-irreps"
     CLI=$K4/src/app/cispmv ci ae5 "unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps --roots 5" ;;
+  e)  # d on an H100 (nvidia-h100-x1), and paper32k-1 with the same baselines
+    PREBUILT=.device/cuda-kokkos4-bin.tar.xz prebuilt
+    K4=build/cuda-kokkos4
+    B=$K4/perf/spmv_bench bench e-fc $FC "kokkos-kernels|$BASE|$FACT" "" 150
+    B=$K4/perf/spmv_bench ITERS=10 bench e-ae $AE "kokkos-kernels|$BASE|$FACT" "" 330
+    B=$K4/perf/spmv_bench bench e-p32 paper32k-1 "kokkos-kernels|cusparse-csr/default|cusparse-sell|csell/automatic|hybrid" "" 420
+    CLI=$K4/src/app/cispmv ci ae "unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps"
+    CLI=$K4/src/app/cispmv ci ae5 "unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps --roots 5" ;;
   *) echo "dev_call.sh: unknown call '${1:-}'"; exit 2 ;;
 esac
 pack
