@@ -109,6 +109,11 @@ case "${1:-}" in
     B=$K4/perf/spmv_bench bench e-p32 paper32k-1 "kokkos-kernels|cusparse-csr/default|cusparse-sell|csell/automatic|hybrid" "" 420
     CLI=$K4/src/app/cispmv ci ae "unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps"
     CLI=$K4/src/app/cispmv ci ae5 "unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps --roots 5" ;;
+  f)  # every shape of the factored product (Kokkos 4.6 build, H200): is `automatic` within 5 % of the best shape?
+    PREBUILT=.device/cuda-kokkos4-bin.tar.xz prebuilt
+    K4=build/cuda-kokkos4
+    B=$K4/perf/spmv_bench bench f-fc $FC "ci-factored" "" 200
+    B=$K4/perf/spmv_bench ITERS=10 bench f-ae $AE "ci-factored" "" 500 ;;
   *) echo "dev_call.sh: unknown call '${1:-}'"; exit 2 ;;
 esac
 pack
