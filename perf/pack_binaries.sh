@@ -48,6 +48,7 @@ for p in $programs; do ldd "$tree/$p"; done | awk '$3 ~ /^\// {print $3}' |
   echo "commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- include src perf unit_tests || echo ' with uncommitted changes')"
   echo "source $PWD"
   echo "preset $preset"
+  echo "host flags $(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$tree/CMakeCache.txt") $(sed -n 's/^CMAKE_CXX_FLAGS_RELEASE:STRING=//p' "$tree/CMakeCache.txt")"
   echo "packed $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 } >"$tmp/$tree/PACKED"
 mkdir -p "$(dirname "$out")"

@@ -108,7 +108,7 @@ struct FactoredOptions {
   /// (impl::GatheredGemmKernel: DMMA on CUDA GPUs of compute capability 8.0 or later). A dense block does more
   /// multiply-adds than its entries (zeros included) but reads each entry once per 64 x 64 tile instead of once
   /// per determinant. `automatic`: `gemm` on GPUs where its dense work is at most 16 times the lists' terms, its
-  /// blocks take at most 256 MiB and each of its launches has tiles enough to fill the GPU's teams once (3 an SM),
+  /// blocks take at most 256 MiB and each of its launches has tiles enough for 3 teams an SM,
   /// else `lists`. `gemm` where the blocks would exceed that is refused.
   enum class SameSpinPass { automatic, lists, gemm } same_spin_pass = SameSpinPass::automatic;
 };
@@ -1262,10 +1262,11 @@ class FactoredHamiltonian {
       throw std::invalid_argument("cispmv::ci::FactoredHamiltonian: the same-spin pass `gemm`: " + h.gemm_why);
     }
     // automatic (GPUs): dense work at most 16 times the lists' (the all-electron H2O/6-31G's blocks by irrep: ~4
-    // times), and tiles enough in each launch to fill the GPU's teams once (3 of 128 threads an SM: 132 SMs, 396
-    // teams), since a tile's chunks run one after the other. Measured (s31-r2b, H200): the all-electron space's
-    // launches of 506 and 756 tiles, same-spin terms 0.358 ms against the lists' 0.770; the frozen core's (its
-    // smaller launch 88 tiles) 0.113 against 0.105
+    // times), and tiles enough in each launch for 3 teams of 128 threads an SM (132 SMs: 396; the kernel holds 4 an
+    // SM since session 32, and a launch of 3 an SM already covers most of them), since a tile's chunks run one after
+    // the other. Measured (s31-r2b, H200): the all-electron space's launches of 506 and 756 tiles, same-spin terms
+    // 0.358 ms against the lists' 0.770 (s32-c: 0.263); the frozen core's (its smaller launch 88 tiles) 0.113 against
+    // 0.105
     // (2,048 threads an SM, as compute capability 8.0 and 9.0 have; GPUs of 1,536 ask 4/3 as many tiles)
     const double gpu_teams = static_cast<double>(exec.concurrency()) / 2048.0 * 3.0;
     gemm_same_spin_ = h.gemm_built && (options.same_spin_pass == Pass::gemm ||
