@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Helpers for one device call (sourced by a session's perf/results/*/dev_call.sh, run from the repository root on the
-# device machine): each writes its output under $RES, appends a summary to $RES/log.txt and packs $RES's parent into
+# device machine): each writes its output under $RES, appends a summary to $RES/log.txt and packs $RES's parent folder into
 # $OUT/res.tgz, so that whatever a call reaches comes back even where a later step runs out of time.
 #   left N            seconds left of N since the call began ($s)
 #   prebuilt          unpack PREBUILT (perf/pack_binaries.sh's tarballs, carried in .device) through run_on_device.sh
@@ -11,8 +11,11 @@
 #   ci TAG ARGS       cispmv ci ($CLI) under /usr/bin/time
 #   resources         registers, stack and shared memory of the factored and dense-product kernels in $B
 # Needs: RES, s (the call's start), B (spmv_bench), OUT (the device tool's output folder).
-left() { echo $(( ${1:-585} - ($(date +%s) - s) )); }
-pack() { tar czf $OUT/res.tgz -C /tmp res; }
+left() {  # (at least 1: timeout refuses 0 and below)
+  local l=$(( ${1:-585} - ($(date +%s) - s) ))
+  echo $(( l < 1 ? 1 : l ))
+}
+pack() { tar czf "$OUT/res.tgz" -C "$(dirname "$(dirname "$RES")")" "$(basename "$(dirname "$RES")")"; }
 bench() {  # tag, matrix, filter, extra args, seconds left at most
   timeout $(left ${5:-585}) $B --matrix $2 --iterations ${ITERS:-20} --repetitions 5 --out-dir $RES/$1 \
     --benchmark_filter="$3" ${4:-} > $RES/$1.txt 2>&1

@@ -36,6 +36,11 @@ done
 # shared libraries of this distribution's packages that a CUDA host may lack (Google Benchmark, fmt): packed beside
 # the programs; `prebuilt` installs those the host has not
 mkdir -p "$tmp/$tree/lib"
+if for p in $programs; do ldd "$tree/$p"; done | grep "not found" >/dev/null; then
+  echo "pack_binaries: libraries not found here:" >&2
+  for p in $programs; do ldd "$tree/$p"; done | grep "not found" >&2
+  exit 1
+fi
 for p in $programs; do ldd "$tree/$p"; done | awk '$3 ~ /^\// {print $3}' |
   sort -u | while read -r lib; do
     case "$(basename "$lib")" in
@@ -52,5 +57,5 @@ for p in $programs; do ldd "$tree/$p"; done | awk '$3 ~ /^\// {print $3}' |
   echo "packed $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 } >"$tmp/$tree/PACKED"
 mkdir -p "$(dirname "$out")"
-tar cJf "$out" -C "$tmp" .
+tar cJf "$out" -C "$tmp" build  # (not ".": the temporary folder's mode would land on the repository there)
 echo "pack_binaries: $out ($(du -h "$out" | cut -f1)): $(tr '\n' ';' <"$tmp/$tree/PACKED")"

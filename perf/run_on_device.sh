@@ -70,12 +70,16 @@ for stage in "$@"; do
         data=$(sed -n 's/^source //p' "$tree")/unit_tests/data  # the tests' data, by the path they were built with
         if [ ! -e "$data" ]; then mkdir -p "$(dirname "$data")" && ln -s "$PWD/unit_tests/data" "$data" || exit 1; fi
         for lib in "$(dirname "$tree")"/lib/*; do  # (the packed libraries this host has not)
-          [ -e "$lib" ] && ! ldconfig -p | grep -q "/$(basename "$lib")\$" && cp "$lib" /usr/local/lib/ && echo "installed $(basename "$lib")"
+          name=$(basename "$lib")  # (awk reads all of ldconfig's list: no early exit for pipefail to see)
+          [ -e "$lib" ] && ! ldconfig -p | awk -v n="$name" '$1 == n {f = 1} END {exit !f}' &&
+            cp "$lib" /usr/local/lib/ && echo "installed $name"
         done
         ldconfig
         for p in "$(dirname "$tree")"/{perf/spmv_bench,src/app/cispmv,unit_tests/cispmv_test_cuda}; do
           [ -e "$p" ] || continue
-          if ldd "$p" | grep -q "not found"; then ldd "$p" | grep "not found"; echo "$p: libraries missing"; exit 1; fi
+          if ldd "$p" 2>&1 | grep "not found" >/dev/null; then  # (versions, e.g. GLIBCXX_..., on stderr)
+            ldd "$p" 2>&1 | grep "not found"; echo "$p: libraries missing"; exit 1
+          fi
         done
       done
       log "unpacked" ;;

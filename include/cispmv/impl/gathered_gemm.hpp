@@ -27,6 +27,8 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 // loops over a thread's staged values, tiles and lanes: unrolled on the device (registers), not on CPUs (where a
@@ -188,6 +190,9 @@ struct GatheredGemmKernel {
   static constexpr int RowsPerThread = Team > 1 ? 1 : TK;  // distinct k of a thread's entries of x in a chunk
   static constexpr int MaxSeg = GatheredGemmHost::max_segments;
   static_assert(TM * TK == TK * TN && TN == 64 && TK == 16, "the staging's maps assume 64 x 16 chunks");
+  // (copy() takes the addresses of x's entries: a View whose entries are lvalues in memory, not a RandomAccess one)
+  static_assert(std::is_lvalue_reference_v<decltype(std::declval<const X&>()(0))>,
+                "cispmv::impl::GatheredGemmKernel: x must be a View whose entries are addressable");
   static_assert(TM * LDO <= 2 * (BufM + BufX) && TM + TN <= GatheredGemmHost::max_segments * TN &&
                     TM * TN % (8 * Team) == 0,
                 "the tile's sums fit the buffers, its offsets the column offsets' place, its entries 8 a thread");
@@ -198,6 +203,10 @@ struct GatheredGemmKernel {
     std::int64_t at, bu;  // M's first entry, the row offsets' first
     std::int32_t ld, k;   // M's leading dimension, the segment's k
   };
+  // (Kokkos 3.4's level 0 on CUDA is 40 KB: the two buffers, the column offsets and the segments, each view with
+  // one element of alignment, must fit; so a larger max_segments fails here, not at run time)
+  static_assert(8 * (2 * (BufM + BufX) + 1) + 8 * (MaxSeg * TN + 1) + sizeof(Segment) * (MaxSeg + 1) <= 40 * 1024,
+                "the kernel's scratch exceeds 40 KB");
 
   GatheredGemmData<Mem> g;
   X x;
@@ -263,7 +272,10 @@ struct GatheredGemmKernel {
     const std::int64_t* const v = vs + c.s * TN;
     const double* const m0 = g.mat.data();
     if constexpr (Team == 128) {
-      constexpr int Step = Team / TK;  // rows of M (columns of x) between a thread's entries
+      // rows of M between a thread's entries (Team / TK), and columns of x (along k: Team / TK; else the 8 of
+      // j_of's 8 (e / 128), one a step of r)
+      constexpr int Step = 8;
+      static_assert(Team / TK == Step, "a thread's entries 8 rows and 8 columns apart");
       const int i = t / TK, k = t % TK, kx = k_of<AlongK>(t), jx = j_of<AlongK>(t);
       const bool k_in = c.k + k < K, kx_in = c.k + kx < K;
       const double* const pm = m0 + at + static_cast<std::int64_t>(i0 + i) * ld + c.k + k;
@@ -326,21 +338,22 @@ struct GatheredGemmKernel {
     const ScratchOf<double> buf_view(member.team_scratch(level), static_cast<std::size_t>(2 * (BufM + BufX)));
     const ScratchOf<std::int64_t> vs_view(member.team_scratch(level), static_cast<std::size_t>(MaxSeg * TN));
     const ScratchOf<Segment> segs_view(member.team_scratch(level), static_cast<std::size_t>(MaxSeg));
-    const int s0 = g.group_seg(grp);
-    // (the same for every segment of a group)
-    if (g.seg_along_k(s0) != 0) {
-      run<true>(member, task, t, in_shared(buf_view.data()), in_shared(vs_view.data()), in_shared(segs_view.data()));
+    // (the staging's map is the same for every segment of a group)
+    if (g.seg_along_k(g.group_seg(grp)) != 0) {
+      run<true>(member, task, grp, t, in_shared(buf_view.data()), in_shared(vs_view.data()),
+                in_shared(segs_view.data()));
     } else {
-      run<false>(member, task, t, in_shared(buf_view.data()), in_shared(vs_view.data()), in_shared(segs_view.data()));
+      run<false>(member, task, grp, t, in_shared(buf_view.data()), in_shared(vs_view.data()),
+                 in_shared(segs_view.data()));
     }
   }
 
   // the task's tile, with buffer b at buf + b (BufM + BufX) (M, then x after it), every segment's column offsets in vs
   // and the segments in segs
   template <bool AlongK>
-  KOKKOS_FORCEINLINE_FUNCTION void run(const Member& member, int task, int t, double* const buf, std::int64_t* const vs,
-                                       Segment* const segs) const {
-    const int grp = g.task_group(task), i0 = g.task_i(task), j0 = g.task_j(task);
+  KOKKOS_FORCEINLINE_FUNCTION void run(const Member& member, int task, int grp, int t, double* const buf,
+                                       std::int64_t* const vs, Segment* const segs) const {
+    const int i0 = g.task_i(task), j0 = g.task_j(task);
     const int m = g.group_m(grp), n = g.group_n(grp);
     const int lane0 = Lanes == 1 ? t % 32 : 0;
     const int warp0 = Lanes == 1 ? t / 32 : 0;  // the first of this thread's warps (2 x 2 warps: 32 x 32 each)

@@ -71,6 +71,13 @@ case "${1:-}" in
     K4=build/cuda-kokkos4
     B=$K4/perf/spmv_bench bench f-fc $FC "ci-factored" "" 200
     B=$K4/perf/spmv_bench ITERS=10 bench f-ae $AE "ci-factored" "" 500 ;;
+  g)  # the review's fixes (compile-time checks; prebuilt's tests of the loader cache and ldd): every CUDA test, and
+      # the factored product on both real matrices (Kokkos 3.4 build, as c)
+    PREBUILT=.device/cuda-bin.tar.xz prebuilt
+    resources
+    tests '*' all 240
+    bench g-fc $FC "$FACT" "" 320
+    ITERS=10 bench g-ae $AE "$FACT" "" 420 ;;
   *) echo "dev_call.sh: unknown call '${1:-}'"; exit 2 ;;
 esac
 pack
