@@ -7,7 +7,7 @@
 #   bench TAG MATRIX FILTER [ARGS] [N]   spmv_bench ($B, ITERS iterations, 5 repetitions) within N s of the start
 #   ncu_of TAG MATRIX KERNEL FILTER [SECTIONS]   ncu's sections of one launch of KERNEL
 #   ncu_src TAG MATRIX KERNEL FILTER  ncu's source page (SASS, stalls), gzipped CSV
-#   tests FILTER TAG [N]   the CUDA test executable, at most N s
+#   tests FILTER TAG [N]   the CUDA test executable ($TESTS_BIN, default the cuda preset's), at most N s
 #   ci TAG ARGS       cispmv ci ($CLI) under /usr/bin/time
 #   resources         registers, stack and shared memory of the factored and dense-product kernels in $B
 # Needs: RES, s (the call's start), B (spmv_bench), OUT (the device tool's output folder).
@@ -40,7 +40,7 @@ ncu_src() {  # tag, matrix, kernel regex, benchmark filter: the source page (SAS
 }
 tests() {  # filter, tag, seconds at most
   local cap=$(left 565); [ "${3:-$cap}" -lt "$cap" ] && cap=$3
-  timeout $cap build/cuda/unit_tests/cispmv_test_cuda --gtest_filter="$1" > $RES/test-$2.txt 2>&1
+  timeout $cap ${TESTS_BIN:-build/cuda/unit_tests/cispmv_test_cuda} --gtest_filter="$1" > $RES/test-$2.txt 2>&1
   echo "cuda tests ($1) rc $? at $(( $(date +%s) - s )) s" | tee -a $RES/log.txt
   grep -E "FAILED|Failure" $RES/test-$2.txt | head; tail -3 $RES/test-$2.txt | tee -a $RES/log.txt; pack
 }

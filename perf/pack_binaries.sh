@@ -36,9 +36,12 @@ done
 # shared libraries of this distribution's packages that a CUDA host may lack (Google Benchmark, fmt): packed beside
 # the programs; `prebuilt` installs those the host has not
 mkdir -p "$tmp/$tree/lib"
-if for p in $programs; do ldd "$tree/$p"; done | grep "not found" >/dev/null; then
+# (the CUDA driver, libcuda.so.1, which the CUDA tests link through Kokkos 4, is the GPU machine's: a machine without a
+# GPU may lack it)
+missing() { for p in $programs; do ldd "$tree/$p"; done | grep "not found" | grep -v "libcuda\.so" || true; }
+if [ -n "$(missing)" ]; then
   echo "pack_binaries: libraries not found here:" >&2
-  for p in $programs; do ldd "$tree/$p"; done | grep "not found" >&2
+  missing >&2
   exit 1
 fi
 for p in $programs; do ldd "$tree/$p"; done | awk '$3 ~ /^\// {print $3}' |

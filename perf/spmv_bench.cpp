@@ -466,6 +466,7 @@ class Suite {
       bool lists = false;      // scatter: the replacement lists' walk
       ci::FactoredOptions::Terms terms = ci::FactoredOptions::Terms::all;
       ci::FactoredOptions::SameSpinPass pass = ci::FactoredOptions::SameSpinPass::automatic;
+      ci::FactoredOptions::Launches launches = ci::FactoredOptions::Launches::automatic;
     };
     // the automatic kernel's two parts, each timed alone (checked by adding the other's product); on GPUs also the
     // mma kernel's alpha-beta sum alone
@@ -486,6 +487,10 @@ class Suite {
                                    {FK::scatter, 0, 1, 16}});
     }
     if (impl::is_gpu_space_v<Exec>) {
+      // the dense products after the alpha-beta kernel and beside it
+      using Launches = ci::FactoredOptions::Launches;
+      shapes.insert(shapes.end(), {{FK::automatic, 0, 0, 0, false, Terms::all, Pass::gemm, Launches::serial},
+                                   {FK::automatic, 0, 0, 0, false, Terms::all, Pass::gemm, Launches::concurrent}});
       shapes.insert(shapes.end(), {{FK::mma, 0, 0, 0},
                                    {FK::mma, 0, 0, 0, false, Terms::alpha_beta},
                                    {FK::mma, 0, 1, 0},
@@ -522,7 +527,10 @@ class Suite {
                                               : "") +
           (shape.pass == Pass::gemm    ? "/ss:gemm"
            : shape.pass == Pass::lists ? "/ss:lists"
-                                       : "");
+                                       : "") +
+          (shape.launches == ci::FactoredOptions::Launches::serial       ? "/serial"
+           : shape.launches == ci::FactoredOptions::Launches::concurrent ? "/concurrent"
+                                                                         : "");
       add(label, [this, dump, space, shape] {
         Kokkos::Timer t;
         ci::FactoredOptions options;
@@ -534,6 +542,7 @@ class Suite {
         options.scatter_lists = shape.lists;
         options.terms = shape.terms;
         options.same_spin_pass = shape.pass;
+        options.launches = shape.launches;
         auto F = std::make_shared<ci::FactoredHamiltonian<Exec>>(Exec(), *dump, *space, options);
         const FK k = F->kernel();
         std::cerr << "spmv_bench: ci-factored built in " << t.seconds() << " s: " << F->bytes() * 1e-6 << " MB, "
@@ -551,7 +560,8 @@ class Suite {
                   << (k == FK::rows ? std::string() : std::to_string(F->slots())) << ", batch " << F->batch() << ")"
                   << ", same-spin "
                   << (F->same_spin_gemm() ? "gemm (" + std::to_string(F->same_spin_flops() * 1e-9) + " GFLOP, " +
-                                                std::to_string(F->same_spin_tiles()) + " tiles)"
+                                                std::to_string(F->same_spin_tiles()) + " tiles" +
+                                                (F->concurrent_launches() ? ", beside the alpha-beta kernel)" : ")")
                                           : std::string("lists"))
                   << (shape.terms == Terms::same_spin    ? ", its same-spin terms alone (GB/s and GFLOP/s as for H)"
                       : shape.terms == Terms::alpha_beta ? ", its alpha-beta sum alone (GB/s and GFLOP/s as for H)"

@@ -560,7 +560,10 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
       bool lists = false;  // scatter: the replacement lists' walk
       int team = 0;        // team size (0: the test's, above)
       bool gemm = false;   // the same-spin terms as dense products (else in the kernel's teams)
+      // with gemm: the dense products' launches beside the alpha-beta kernel (all adds atomic) or after it
+      cispmv::ci::FactoredOptions::Launches launches = cispmv::ci::FactoredOptions::Launches::automatic;
     };
+    using Launches = cispmv::ci::FactoredOptions::Launches;
     std::vector<Variant> variants{Variant{Kernel::rows, 0, 0},
                                   Variant{Kernel::teams, 1, 0},
                                   Variant{Kernel::teams, 3, 0},
@@ -577,12 +580,16 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
                                   Variant{Kernel::tiles, 1, 0, false, 1},
                                   Variant{Kernel::tiles, 2, 8, false, 1},
                                   Variant{Kernel::scatter, 3, 8, false, 0, true},
-                                  Variant{Kernel::tiles, 1, 0, false, 1, true}};
-    // the dense same-spin products after each kernel on GPUs; on CPUs (their warps emulated, slow under the
-    // sanitizers) after the scatter kernel's parts (y accumulated) and the tile kernel's writes
+                                  Variant{Kernel::tiles, 1, 0, false, 1, true},
+                                  Variant{Kernel::scatter, 1, 8, false, 0, true, Launches::concurrent}};
+    // the dense same-spin products after each kernel on GPUs (automatic: beside it), and after the scatter kernel
+    // (serial); on CPUs (their warps emulated, slow under the sanitizers) after the scatter kernel's parts (y
+    // accumulated) and the tile kernel's writes, and beside the scatter kernel's one team an alpha string (concurrent:
+    // on CPUs one launch after the other, every add atomic)
     if (gpu) {
       variants.insert(variants.end(),
-                      {Variant{Kernel::scatter, 1, 0, false, 0, true}, Variant{Kernel::mma, 1, 0, false, 64, true}});
+                      {Variant{Kernel::scatter, 1, 0, false, 0, true}, Variant{Kernel::mma, 1, 0, false, 64, true},
+                       Variant{Kernel::scatter, 0, 0, false, 0, true, Launches::serial}});
     }
     for (const Variant& v : variants) {
       cispmv::ci::FactoredOptions options;
@@ -595,9 +602,12 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
       const bool same_spin_kernel = v.kernel == Kernel::scatter || v.kernel == Kernel::mma || v.kernel == Kernel::tiles;
       using Pass = cispmv::ci::FactoredOptions::SameSpinPass;
       options.same_spin_pass = v.gemm ? Pass::gemm : same_spin_kernel ? Pass::lists : Pass::automatic;
+      options.launches = v.launches;
       const cispmv::ci::FactoredHamiltonian<TEST_EXECSPACE> F(TEST_EXECSPACE(), dump, space, options);
       EXPECT_EQ(F.kernel(), v.kernel);
       EXPECT_EQ(F.same_spin_gemm(), v.gemm);
+      EXPECT_EQ(F.concurrent_launches(),
+                v.gemm && (v.launches == Launches::concurrent || (v.launches == Launches::automatic && gpu)));
       EXPECT_EQ(F.same_spin_flops() > 0.0, v.gemm);
       EXPECT_EQ(F.scatter_lists(), v.lists);
       EXPECT_EQ(F.team_kernel(), v.kernel == Kernel::teams);
@@ -616,8 +626,9 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
            : v.kernel == Kernel::scatter ? "scatter"
            : v.kernel == Kernel::mma     ? "mma"
                                          : "tiles") +
-          (v.lists ? " lists" : "") + (v.gemm ? " same-spin gemm" : "") + " slots/parts " + std::to_string(F.slots()) +
-          " batch " + std::to_string(F.batch()) + ": " + std::to_string(n) + " determinants";
+          (v.lists ? " lists" : "") + (v.gemm ? " same-spin gemm" : "") +
+          (F.concurrent_launches() ? " concurrent" : "") + " slots/parts " + std::to_string(F.slots()) + " batch " +
+          std::to_string(F.batch()) + ": " + std::to_string(n) + " determinants";
       // (not mirrors: those alias hx and hy on the host)
       Kokkos::View<double*, TEST_MEMSPACE> x("x", n), y("y", n);
       Kokkos::deep_copy(x, hx);

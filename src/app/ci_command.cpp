@@ -497,7 +497,8 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
         << ", built in " << std::fixed << std::setprecision(3) << timings.hamiltonian << " s (diagonal included); "
         << std::defaultfloat << F.alpha_beta_terms() << " alpha-beta terms per product, pairs of other irreps "
         << (F.uses_symmetry() ? "skipped" : "visited") << ", same-spin terms "
-        << (F.same_spin_gemm() ? "as dense products (" + std::to_string(F.same_spin_flops() * 1e-9) + " GFLOP)"
+        << (F.same_spin_gemm() ? "as dense products (" + std::to_string(F.same_spin_flops() * 1e-9) + " GFLOP" +
+                                     (F.concurrent_launches() ? ", beside the alpha-beta sum)" : ")")
                                : std::string("from the lists"))
         << std::endl;
     status = solve_operator_and_report(F, "factored Hamiltonian", "factored", diagonal, blocks, irreps, dump, options,

@@ -79,7 +79,8 @@ struct FactoredOptions {
   /// Team size of the team kernels (0: scatter 128; teams 128 on GPUs, 256 for more than ~524K
   /// determinants; 1 on CPUs; at most 256), beta strings per thread of `teams` (0: as many as keep ~1,024
   /// teams busy; at most 4) and teams per alpha string of `scatter` (0: on GPUs, where the alpha strings' beta
-  /// ranges average 256 or more, 2 for 1,024 alpha strings or more, 1 for 384 to 1,023, 4 for fewer; else 1; at
+  /// ranges average 256 or more, 2 for 1,024 alpha strings or more, for 384 to 1,023 1 (2 with the dense products
+  /// beside the kernel: `launches`), 4 for fewer; else 1; at
   /// most the string's batches), of `mma` (0: on GPUs 4 where there are fewer
   /// than 512 alpha strings and their ranges average 256 or more, else 1; its teams on GPUs whole warps, 32 to
   /// 128 threads, 0 for 128) and of `tiles` (0: 1; each takes every parts-th unit of the string; its teams
@@ -111,6 +112,14 @@ struct FactoredOptions {
   /// blocks take at most 256 MiB and each of its launches has tiles enough for 3 teams an SM,
   /// else `lists`. `gemm` where the blocks would exceed that is refused.
   enum class SameSpinPass { automatic, lists, gemm } same_spin_pass = SameSpinPass::automatic;
+  /// With the `gemm` pass: its launches run one after the other after the alpha-beta kernel (`serial`), or at once
+  /// beside it (`concurrent`: on CUDA each launch on a stream of its own, every kernel adding its terms into y
+  /// atomically once y is scaled by beta, the product ordered after the caller's earlier work and the caller's later
+  /// work after it; on CPUs the same atomic adds, one launch after the other). A small launch then no longer leaves the
+  /// GPU idle: the alpha-beta kernel's teams take a part of each SM and the dense products' tiles the rest.
+  /// `automatic`: `concurrent` on CUDA, where the dense products are then also taken for launches too small to fill
+  /// the GPU alone; else `serial`.
+  enum class Launches { automatic, serial, concurrent } launches = Launches::automatic;
 };
 
 /// The diagonal of the space's Hamiltonian (without the core energy), by the Slater-Condon rules on the
@@ -1269,9 +1278,14 @@ class FactoredHamiltonian {
     // 0.105
     // (2,048 threads an SM, as compute capability 8.0 and 9.0 have; GPUs of 1,536 ask 4/3 as many tiles)
     const double gpu_teams = static_cast<double>(exec.concurrency()) / 2048.0 * 3.0;
-    gemm_same_spin_ = h.gemm_built && (options.same_spin_pass == Pass::gemm ||
-                                       (h.gemm.flops <= 16.0 * 2.0 * std::max(1.0, h.same_spin_terms) &&
-                                        impl::GatheredGemmHost::smallest_launch(h.gemm.launch_ptr) >= gpu_teams));
+    // With the launches concurrent (CUDA) a small launch no longer leaves the GPU idle: it runs beside the alpha-beta
+    // kernel, so only the dense work is weighed.
+    const bool concurrent = options.launches == FactoredOptions::Launches::concurrent ||
+                            (options.launches == FactoredOptions::Launches::automatic && gpu);
+    gemm_same_spin_ =
+        h.gemm_built && (options.same_spin_pass == Pass::gemm ||
+                         (h.gemm.flops <= 16.0 * 2.0 * std::max(1.0, h.same_spin_terms) &&
+                          (concurrent || impl::GatheredGemmHost::smallest_launch(h.gemm.launch_ptr) >= gpu_teams)));
     same_spin_flops_ = gemm_same_spin_ ? h.gemm.flops : 0.0;
     if (mma) impl::factored_units(h, impl::factored_mma_ksteps, 8 * impl::factored_mma_mtiles);
     if (tiles) impl::factored_units(h, impl::factored_tile_batches, impl::factored_tile_pairs);
@@ -1286,6 +1300,8 @@ class FactoredHamiltonian {
       gemm_ = impl::GatheredGemmData<memory_space>(h.gemm);
       gemm_launches_ = h.gemm.launch_ptr;
       bytes_ += h.gemm.bytes();
+      concurrent_ = concurrent && d_.alpha_beta;
+      for (std::size_t l = 0; concurrent_ && l + 1 < gemm_launches_.size(); ++l) side_.emplace_back(exec);
     }
     if (kernel_ == K::scatter || mma || tiles) {
       // parts per alpha string where its beta range is long: enough teams where the alpha strings are few (4),
@@ -1295,7 +1311,9 @@ class FactoredHamiltonian {
       // all-electron 2 / 4 / 1 parts 1.65 / 1.68 / 1.79 (H200, s30-q3b), 1.67 / 1.69 (H100, s30-q4); frozen core
       // 1 / 2 / 4 parts 0.248 / 0.252 / 0.253 (s30-q3b), 0.249 / - / 0.254 (s30-q4). Before (s27-g2, H200):
       // 4 parts against 1, all-electron 1.93 against 2.21, frozen core 0.273 against 0.298; its A1 (ranges
-      // of ~124) 0.105 with 1 part, 4 parts at batch 8 0.140
+      // of ~124) 0.105 with 1 part, 4 parts at batch 8 0.140. With the dense products beside the alpha-beta kernel
+      // (concurrent_, whose teams then hold only the alpha-beta sum) the frozen core takes 2 as well: s33-b and s33-c
+      // (H100, two calls) 0.179 ms with 2 parts against 0.187 / 0.186 with 1
       // mma: teams of 4 warps, 4 teams per alpha string where there are fewer than 512 alpha strings whose
       // ranges average 256 or more, else 1; the teams of an alpha string share its tiles of positions
       // (s28-m2, H100, measured with H_alpha (x) 1 by products, since taken out: the frozen core's 495 strings
@@ -1306,9 +1324,9 @@ class FactoredHamiltonian {
       const int parts = options.parts > 0          ? options.parts
                         : mma                      ? (gpu && h.na < 512 && mean_range >= 256 ? 4 : 1)
                         : tiles                    ? 1
-                        : gpu && mean_range >= 256 ? (h.na >= 1024  ? 2
-                                                      : h.na >= 384 ? 1
-                                                                    : 4)
+                        : gpu && mean_range >= 256 ? (h.na >= 1024 || (h.na >= 384 && concurrent_) ? 2
+                                                      : h.na >= 384                                ? 1
+                                                                                                   : 4)
                                                    : 1;
       std::vector<std::int32_t> ia, part, count;
       for (int a = 0; a < h.na; ++a) {
@@ -1390,6 +1408,8 @@ class FactoredHamiltonian {
   double same_spin_flops() const { return same_spin_flops_; }
   /// The dense products' tiles (teams) in the smaller of their two launches (0 without them).
   int same_spin_tiles() const { return impl::GatheredGemmHost::smallest_launch(gemm_launches_); }
+  /// Whether the dense products run beside the alpha-beta kernel (FactoredOptions::Launches::concurrent).
+  bool concurrent_launches() const { return concurrent_; }
 
   /// y = beta * y + alpha * H x (x and y: rank-1 Views of num_rows() entries in memory_space; y may not
   /// alias x).
@@ -1400,27 +1420,37 @@ class FactoredHamiltonian {
                                   " entries and y " + std::to_string(y.extent(0)) + ", the space " +
                                   std::to_string(rows_) + " determinants");
     }
+    using K = FactoredOptions::Kernel;
+    // teams that add their terms into y (scaled by beta first): several teams an alpha string, or kernels at once
+    const bool adds =
+        (kernel_ == K::tiles || kernel_ == K::mma || kernel_ == K::scatter) && (slots_ > 1 || concurrent_);
+    if ((gemm_same_spin_ && !d_.alpha_beta) || adds) scale(beta, y);
+    if constexpr (impl::warp_mma_runs<Exec>) {  // (never built elsewhere)
+      // the dense products beside the alpha-beta kernel, each launch on its own instance once y is scaled
+      for (std::size_t l = 0; concurrent_ && l < side_.size(); ++l) {
+        side_[l].follow(exec_);
+        impl::gathered_gemm(side_[l].get(), gemm_, gemm_launches_[l], gemm_launches_[l + 1] - gemm_launches_[l], alpha,
+                            x, y, true);
+      }
+    }
     if (gemm_same_spin_ && !d_.alpha_beta) {
-      scale(beta, y);  // (the same-spin terms alone: nothing for the alpha-beta kernel to add)
-    } else if (kernel_ == FactoredOptions::Kernel::tiles) {
-      if (slots_ > 1) scale(beta, y);
+      // (the same-spin terms alone: nothing for the alpha-beta kernel to add)
+    } else if (kernel_ == K::tiles) {
       launch_teams(impl::FactoredTileKernel<Exec, XView, YView>{d_, x, y, alpha, beta, task_ia_, task_first_, task_end_,
-                                                                slots_ > 1, 0, impl::host_simd::avx512_available()});
-    } else if (kernel_ == FactoredOptions::Kernel::mma) {
-      if (slots_ > 1) scale(beta, y);
+                                                                adds, 0, impl::host_simd::avx512_available()});
+    } else if (kernel_ == K::mma) {
       launch_teams(impl::FactoredMmaKernel<Exec, XView, YView>{d_, x, y, alpha, beta, task_ia_, task_first_, task_end_,
-                                                               slots_ > 1, 0});
-    } else if (kernel_ == FactoredOptions::Kernel::scatter) {
-      if (slots_ > 1) scale(beta, y);
+                                                               adds, 0});
+    } else if (kernel_ == K::scatter) {
       if (d_.batch == 16) {
         launch_teams(impl::FactoredScatterKernel<Exec, XView, YView, 16, false>{d_, x, y, alpha, beta, task_ia_,
-                                                                                task_first_, task_end_, slots_ > 1, 0});
+                                                                                task_first_, task_end_, adds, 0});
       } else if (lists_) {
         launch_teams(impl::FactoredScatterKernel<Exec, XView, YView, 8, true>{d_, x, y, alpha, beta, task_ia_,
-                                                                              task_first_, task_end_, slots_ > 1, 0});
+                                                                              task_first_, task_end_, adds, 0});
       } else {
         launch_teams(impl::FactoredScatterKernel<Exec, XView, YView, 8, false>{d_, x, y, alpha, beta, task_ia_,
-                                                                               task_first_, task_end_, slots_ > 1, 0});
+                                                                               task_first_, task_end_, adds, 0});
       }
     } else if (teams_ && d_.batch == 2) {
       launch_teams(impl::FactoredTeamKernel<Exec, XView, YView, 2>{d_, x, y, alpha, beta, task_ia_, task_first_,
@@ -1434,10 +1464,12 @@ class FactoredHamiltonian {
                            impl::FactoredRowKernel<memory_space, XView, YView>{d_, x, y, alpha, beta});
     }
     if constexpr (impl::warp_mma_runs<Exec>) {  // (never built elsewhere)
-      // H_alpha (x) 1, then 1 (x) H_beta: their outputs overlap, so one launch after the other
-      for (std::size_t l = 0; gemm_same_spin_ && l + 1 < gemm_launches_.size(); ++l) {
+      // H_alpha (x) 1, then 1 (x) H_beta: their outputs overlap, so one launch after the other (or, concurrent, the
+      // caller's later work waits for each)
+      for (std::size_t l = 0; gemm_same_spin_ && !concurrent_ && l + 1 < gemm_launches_.size(); ++l) {
         impl::gathered_gemm(exec_, gemm_, gemm_launches_[l], gemm_launches_[l + 1] - gemm_launches_[l], alpha, x, y);
       }
+      for (const auto& side : side_) side.join(exec_);
     }
   }
 
@@ -1450,6 +1482,10 @@ class FactoredHamiltonian {
     const std::size_t scratch = F::scratch_bytes(d_);
     typename F::Policy policy(exec_, static_cast<int>(task_ia_.extent(0)), team_size_);
     f.level = scratch <= static_cast<std::size_t>(F::Policy::scratch_size_max(0)) ? 0 : 1;
+    // (Kokkos' own launch, not impl::light_launch: a functor passed as the kernel's argument has no address, and the
+    // same-spin pass takes FactoredData by reference, so each thread copied the 1 KB functor to its stack: s33-a,
+    // H200, 1,416 bytes of stack, the frozen core's alpha-beta sum 0.161 -> 0.214 ms. Through Kokkos' constant-memory
+    // buffer the launch waits on the host for the previous such kernel, the one before it in the caller's stream.)
     Kokkos::parallel_for("cispmv::ci::factored", policy.set_scratch_size(f.level, Kokkos::PerTeam(scratch)), f);
   }
   // y = beta y (0 where beta is 0), before teams add their parts of a row into it
@@ -1475,6 +1511,8 @@ class FactoredHamiltonian {
   impl::GatheredGemmData<memory_space> gemm_;
   std::vector<std::int32_t> gemm_launches_;  // the dense products' launches (GatheredGemmHost::launch_ptr)
   bool gemm_same_spin_ = false;
+  bool concurrent_ = false;                     // the dense products beside the alpha-beta kernel
+  std::vector<impl::SideInstance<Exec>> side_;  // their instances, one a launch (concurrent_)
   double same_spin_flops_ = 0.0;
   Kokkos::View<std::int32_t*, memory_space> task_ia_, task_first_, task_end_;
   std::int64_t rows_ = 0;

@@ -86,14 +86,18 @@ struct StagingSpace<Kokkos::Cuda> {
 };
 #endif
 
-/// A second instance of `Exec` whose work may run beside the first's (copies while kernels run): on
-/// CUDA an instance on a CUDA stream of its own, created and destroyed here; elsewhere `exec` itself
-/// (a host space's work runs on the calling thread, in order, anyway). Copies share the stream.
+/// A second instance of `Exec` whose work may run beside the first's (copies while kernels run, or two
+/// kernels at once): on CUDA an instance on a CUDA stream of its own, created and destroyed here; elsewhere
+/// `exec` itself (a host space's work runs on the calling thread, in order, anyway). Copies share the stream.
+/// follow(main): the side instance's later work waits for main's work so far; join(main): main's later work
+/// waits for the side instance's so far. Neither waits on the host (CUDA events; nothing to do elsewhere).
 template <class Exec>
 class SideInstance {
  public:
   explicit SideInstance(const Exec& exec) : exec_(exec) {}
   const Exec& get() const { return exec_; }
+  void follow(const Exec&) const {}
+  void join(const Exec&) const {}
 
  private:
   Exec exec_;
@@ -104,20 +108,41 @@ class SideInstance<Kokkos::Cuda> {
  public:
   explicit SideInstance(const Kokkos::Cuda&) : owned_(std::make_shared<Owned>()) {}
   const Kokkos::Cuda& get() const { return *owned_->exec; }
+  void follow(const Kokkos::Cuda& main) const { order(main.cuda_stream(), owned_->stream, owned_->followed); }
+  void join(const Kokkos::Cuda& main) const { order(owned_->stream, main.cuda_stream(), owned_->joined); }
 
  private:
+  // `to`'s later work waits for `from`'s so far
+  static void order(cudaStream_t from, cudaStream_t to, cudaEvent_t mark) {
+    cudaError_t e = cudaEventRecord(mark, from);
+    if (e == cudaSuccess) e = cudaStreamWaitEvent(to, mark, 0);
+    if (e != cudaSuccess)
+      throw std::runtime_error(std::string("cispmv: ordering two CUDA streams: ") + cudaGetErrorString(e));
+  }
   struct Owned {
     cudaStream_t stream = nullptr;
+    cudaEvent_t followed = nullptr, joined = nullptr;
     std::unique_ptr<Kokkos::Cuda> exec;
     Owned() {
-      const cudaError_t e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+      cudaError_t e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
       if (e != cudaSuccess) throw std::runtime_error(std::string("cispmv: cudaStreamCreate: ") + cudaGetErrorString(e));
+      e = cudaEventCreateWithFlags(&followed, cudaEventDisableTiming);
+      if (e == cudaSuccess) e = cudaEventCreateWithFlags(&joined, cudaEventDisableTiming);
+      if (e != cudaSuccess) {
+        release();
+        throw std::runtime_error(std::string("cispmv: cudaEventCreate: ") + cudaGetErrorString(e));
+      }
       exec = std::make_unique<Kokkos::Cuda>(stream);
     }
     ~Owned() {
       if (exec) exec->fence();
       exec.reset();  // the instance goes before its stream
-      cudaStreamDestroy(stream);
+      release();
+    }
+    void release() {
+      if (joined != nullptr) cudaEventDestroy(joined);
+      if (followed != nullptr) cudaEventDestroy(followed);
+      if (stream != nullptr) cudaStreamDestroy(stream);
     }
     Owned(const Owned&) = delete;
     Owned& operator=(const Owned&) = delete;
@@ -216,6 +241,16 @@ class StreamMarks<Kokkos::Cuda> {
   std::shared_ptr<Events> events_;
 };
 #endif
+
+/// `policy` with Kokkos' hint that its kernel is light (WorkItemProperty::HintLightWeight). On CUDA Kokkos then
+/// passes the functor as the kernel's argument (up to 4 KB) instead of through the constant-memory buffer that every
+/// instance shares for functors of 512 bytes or more: a launch through that buffer first waits, on the host, for the
+/// previous such kernel to finish, so kernels on two streams could not run at once and each launch after a long
+/// kernel leaves the GPU idle while it is issued. Elsewhere the hint changes nothing.
+template <class Policy>
+auto light_launch(const Policy& policy) {
+  return Kokkos::Experimental::require(policy, Kokkos::Experimental::WorkItemProperty::HintLightWeight);
+}
 
 /// Lanes of a GPU's SIMT unit that a vector kernel should fill (CUDA's warp; 64 would suit AMD
 /// wavefronts, but Kokkos caps a vector at 32 lanes on every GPU backend we build).

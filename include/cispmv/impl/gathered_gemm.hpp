@@ -213,7 +213,8 @@ struct GatheredGemmKernel {
   Y y;
   double alpha = 1.0;
   int task0 = 0;
-  int level = 0;  // scratch level (0 on GPUs)
+  int level = 0;        // scratch level (0 on GPUs)
+  bool atomic = false;  // adds into y atomic (other kernels add into the same entries at the same time)
 
   static int team_size() { return Team; }
   static std::size_t scratch_bytes() {
@@ -458,6 +459,14 @@ struct GatheredGemmKernel {
     // old values read before the first of their stores (the stores could alias later loads of y, so the compiler
     // keeps them in order: s31-r2c, the adds one after the other, each waiting on its load, carried a fifth of the
     // stalls); consecutive threads at consecutive columns, which lie next to each other in y within a block of strings
+    if (atomic) {  // (a reduction each: no old value waited for)
+      for (int r = 0; r < TM * TN / Team; ++r) {
+        const int e = t + Team * r;
+        const std::int64_t row = rows[e / TN], col = cols[e % TN];
+        if (row >= 0 && col >= 0) Kokkos::atomic_add(&y(row + col), alpha * out[(e / TN) * LDO + e % TN]);
+      }
+      return;
+    }
     for (int r0 = 0; r0 < TM * TN / Team; r0 += 8) {
       std::int64_t at[8];
       double old[8];
@@ -478,10 +487,11 @@ struct GatheredGemmKernel {
 };
 
 /// The tasks [first, first + count) of the set g (one launch of GatheredGemmHost::launch_ptr), on exec: y[...] +=
-/// alpha * their products (see the file's comment). CUDA and CPUs (impl::warp_mma_runs).
+/// alpha * their products (see the file's comment), atomically where `atomic` (other kernels may add into the same
+/// entries of y at the same time). CUDA and CPUs (impl::warp_mma_runs).
 template <class Exec, class X, class Y>
 void gathered_gemm(const Exec& exec, const GatheredGemmData<typename Exec::memory_space>& g, int first, int count,
-                   double alpha, const X& x, const Y& y) {
+                   double alpha, const X& x, const Y& y, bool atomic = false) {
   static_assert(warp_mma_runs<Exec>, "cispmv::impl::gathered_gemm: CUDA GPUs and CPUs");
   using K = GatheredGemmKernel<Exec, X, Y>;
   if (count == 0) return;
@@ -494,8 +504,9 @@ void gathered_gemm(const Exec& exec, const GatheredGemmData<typename Exec::memor
                            " bytes of team scratch exceed level 0's " + std::to_string(K::Policy::scratch_size_max(0)));
   }
   const int level = fits ? 0 : 1;
-  Kokkos::parallel_for("cispmv::gathered_gemm", policy.set_scratch_size(level, Kokkos::PerTeam(K::scratch_bytes())),
-                       K{g, x, y, alpha, first, level});
+  Kokkos::parallel_for("cispmv::gathered_gemm",
+                       light_launch(policy.set_scratch_size(level, Kokkos::PerTeam(K::scratch_bytes()))),
+                       K{g, x, y, alpha, first, level, atomic});
 }
 
 }  // namespace cispmv::impl
