@@ -643,6 +643,32 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
       F.apply(1.0, x, 0.0, y);
       const auto got0 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
       for (int r = 0; r < n; ++r) ASSERT_NEAR(got0(r), (want(r) - 0.5 * hy(r)) / 1.5, 1e-13 * scale) << what;
+      if (v.gemm) {
+        // two products back to back, the second reading the first's result, no fence between them: on CUDA the dense
+        // products' side streams must have added into y before the second product reads it, and the second's scale
+        // (beta 0 over NaN) must come before its own side streams add into z. z = H (H x) against the host oracle.
+        Kokkos::View<double*, TEST_MEMSPACE> z("z", n);
+        Kokkos::deep_copy(z, std::numeric_limits<double>::quiet_NaN());
+        Kokkos::deep_copy(y, std::numeric_limits<double>::quiet_NaN());
+        F.apply(1.0, x, 0.0, y);
+        F.apply(1.0, y, 0.0, z);
+        const auto gz = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), z);
+        double worst2 = 0.0, scale2 = 0.0;
+        int not_finite = 0;
+        for (int r = 0; r < n; ++r) {
+          not_finite += std::isfinite(gz(r)) ? 0 : 1;
+          double sum = 0.0, mag = 0.0;
+          for (std::size_t k = H.row_ptr(r); k < H.row_ptr(r + 1); ++k) {
+            const double hx1 = (want(H.col_idx(k)) - 0.5 * hy(H.col_idx(k))) / 1.5;  // (H x) at the column
+            sum += H.values(k) * hx1;
+            mag += std::abs(H.values(k)) * (std::abs(hx1) + scale);  // (the first product's error carried too)
+          }
+          if (std::isfinite(gz(r))) worst2 = std::max(worst2, std::abs(gz(r) - sum));
+          scale2 = std::max(scale2, mag);
+        }
+        EXPECT_EQ(not_finite, 0) << what << " (H (H x), two products back to back: a NaN of y or z left)";
+        EXPECT_LE(worst2, 1e-12 * scale2) << what << " (H (H x), two products back to back)";
+      }
       if (same_spin_kernel) {
         // the same-spin terms and the alpha-beta sum (FactoredOptions::terms) add up to the product, and each
         // differs from it (neither is empty, neither the whole)

@@ -79,8 +79,8 @@ struct FactoredOptions {
   /// Team size of the team kernels (0: scatter 128; teams 128 on GPUs, 256 for more than ~524K
   /// determinants; 1 on CPUs; at most 256), beta strings per thread of `teams` (0: as many as keep ~1,024
   /// teams busy; at most 4) and teams per alpha string of `scatter` (0: on GPUs, where the alpha strings' beta
-  /// ranges average 256 or more, 2 for 1,024 alpha strings or more, for 384 to 1,023 1 (2 with the dense products
-  /// beside the kernel: `launches`), 4 for fewer; else 1; at
+  /// ranges average 256 or more, 2 for 1,024 alpha strings or more, for 384 to 1,023 1 (2 where the teams form no
+  /// same-spin terms: the `gemm` pass, or the alpha-beta sum alone), 4 for fewer; else 1; at
   /// most the string's batches), of `mma` (0: on GPUs 4 where there are fewer
   /// than 512 alpha strings and their ranges average 256 or more, else 1; its teams on GPUs whole warps, 32 to
   /// 128 threads, 0 for 128) and of `tiles` (0: 1; each takes every parts-th unit of the string; its teams
@@ -103,22 +103,24 @@ struct FactoredOptions {
   enum class Terms { all, same_spin, alpha_beta } terms = Terms::all;
   /// How the scatter, mma and tile kernels form the same-spin terms H_alpha (x) 1 and 1 (x) H_beta: in their teams,
   /// each position's entries of H_beta and each entry of H_alpha read for every determinant (`lists`), or as dense
-  /// products, two launches after the alpha-beta kernel (`gemm`): for each block of beta strings, the dense block of
+  /// products, two launches after or beside the alpha-beta kernel (`gemm`; `launches`): for each block of beta strings,
+  /// the dense block of
   /// H_alpha over the alpha strings that pair with it (by irrep where the integrals obey ORBSYM) times those rows
   /// of x, and for each set of alpha strings of one beta range, those rows of x times the dense blocks of H_beta
   /// (impl::GatheredGemmKernel: DMMA on CUDA GPUs of compute capability 8.0 or later). A dense block does more
   /// multiply-adds than its entries (zeros included) but reads each entry once per 64 x 64 tile instead of once
   /// per determinant. `automatic`: `gemm` on GPUs where its dense work is at most 16 times the lists' terms, its
-  /// blocks take at most 256 MiB and each of its launches has tiles enough for 3 teams an SM,
-  /// else `lists`. `gemm` where the blocks would exceed that is refused.
+  /// blocks take at most 256 MiB and, unless its launches run beside the alpha-beta kernel (`launches`), each launch
+  /// has tiles enough for 3 teams an SM; else `lists`. `gemm` where the blocks would exceed that is refused.
   enum class SameSpinPass { automatic, lists, gemm } same_spin_pass = SameSpinPass::automatic;
   /// With the `gemm` pass: its launches run one after the other after the alpha-beta kernel (`serial`), or at once
   /// beside it (`concurrent`: on CUDA each launch on a stream of its own, every kernel adding its terms into y
-  /// atomically once y is scaled by beta, the product ordered after the caller's earlier work and the caller's later
-  /// work after it; on CPUs the same atomic adds, one launch after the other). A small launch then no longer leaves the
-  /// GPU idle: the alpha-beta kernel's teams take a part of each SM and the dense products' tiles the rest.
-  /// `automatic`: `concurrent` on CUDA, where the dense products are then also taken for launches too small to fill
-  /// the GPU alone; else `serial`.
+  /// atomically once y is scaled by beta, the product ordered after the earlier work of the instance the operator was
+  /// built with, and that instance's later work after it; on CPUs the same atomic adds, one launch after the other). A
+  /// small launch then no longer leaves the GPU idle: the alpha-beta kernel's teams take a part of each SM and the
+  /// dense products' tiles the rest. `automatic`: `concurrent` on CUDA, where the dense products are then also taken
+  /// for launches too small to fill the GPU alone; else `serial`. (The side streams and their events are shared by the
+  /// operator's copies: apply one operator from one host thread at a time.)
   enum class Launches { automatic, serial, concurrent } launches = Launches::automatic;
 };
 
@@ -1311,9 +1313,9 @@ class FactoredHamiltonian {
       // all-electron 2 / 4 / 1 parts 1.65 / 1.68 / 1.79 (H200, s30-q3b), 1.67 / 1.69 (H100, s30-q4); frozen core
       // 1 / 2 / 4 parts 0.248 / 0.252 / 0.253 (s30-q3b), 0.249 / - / 0.254 (s30-q4). Before (s27-g2, H200):
       // 4 parts against 1, all-electron 1.93 against 2.21, frozen core 0.273 against 0.298; its A1 (ranges
-      // of ~124) 0.105 with 1 part, 4 parts at batch 8 0.140. With the dense products beside the alpha-beta kernel
-      // (concurrent_, whose teams then hold only the alpha-beta sum) the frozen core takes 2 as well: s33-b and s33-c
-      // (H100, two calls) 0.179 ms with 2 parts against 0.187 / 0.186 with 1
+      // of ~124) 0.105 with 1 part, 4 parts at batch 8 0.140. Where the teams form no same-spin terms (the dense
+      // products, or the alpha-beta sum alone) the frozen core takes 2 as well: s33-b and s33-c (H100, two calls),
+      // the dense products beside the kernel, 0.179 ms with 2 parts against 0.187 / 0.186 with 1
       // mma: teams of 4 warps, 4 teams per alpha string where there are fewer than 512 alpha strings whose
       // ranges average 256 or more, else 1; the teams of an alpha string share its tiles of positions
       // (s28-m2, H100, measured with H_alpha (x) 1 by products, since taken out: the frozen core's 495 strings
@@ -1324,9 +1326,9 @@ class FactoredHamiltonian {
       const int parts = options.parts > 0          ? options.parts
                         : mma                      ? (gpu && h.na < 512 && mean_range >= 256 ? 4 : 1)
                         : tiles                    ? 1
-                        : gpu && mean_range >= 256 ? (h.na >= 1024 || (h.na >= 384 && concurrent_) ? 2
-                                                      : h.na >= 384                                ? 1
-                                                                                                   : 4)
+                        : gpu && mean_range >= 256 ? (h.na >= 1024 || (h.na >= 384 && !d_.same_spin) ? 2
+                                                      : h.na >= 384                                  ? 1
+                                                                                                     : 4)
                                                    : 1;
       std::vector<std::int32_t> ia, part, count;
       for (int a = 0; a < h.na; ++a) {
@@ -1425,6 +1427,20 @@ class FactoredHamiltonian {
     const bool adds =
         (kernel_ == K::tiles || kernel_ == K::mma || kernel_ == K::scatter) && (slots_ > 1 || concurrent_);
     if ((gemm_same_spin_ && !d_.alpha_beta) || adds) scale(beta, y);
+    try {
+      launch(alpha, x, beta, y, adds);
+    } catch (...) {
+      for (const auto& side : side_) side.join(exec_);  // (what the side streams took still comes before later work)
+      throw;
+    }
+    for (const auto& side : side_) side.join(exec_);
+  }
+
+ private:
+  // apply's launches once y is scaled where `adds` (the teams add into y)
+  template <class XView, class YView>
+  void launch(double alpha, const XView& x, double beta, const YView& y, bool adds) const {
+    using K = FactoredOptions::Kernel;
     if constexpr (impl::warp_mma_runs<Exec>) {  // (never built elsewhere)
       // the dense products beside the alpha-beta kernel, each launch on its own instance once y is scaled
       for (std::size_t l = 0; concurrent_ && l < side_.size(); ++l) {
@@ -1469,11 +1485,9 @@ class FactoredHamiltonian {
       for (std::size_t l = 0; gemm_same_spin_ && !concurrent_ && l + 1 < gemm_launches_.size(); ++l) {
         impl::gathered_gemm(exec_, gemm_, gemm_launches_[l], gemm_launches_[l + 1] - gemm_launches_[l], alpha, x, y);
       }
-      for (const auto& side : side_) side.join(exec_);
     }
   }
 
- private:
   // a team kernel f (FactoredTeamKernel, FactoredScatterKernel, FactoredMmaKernel or FactoredTileKernel: its
   // Policy, scratch_bytes and level) with
   // a team per task, in level-0 scratch where it fits, else level 1
@@ -1485,7 +1499,7 @@ class FactoredHamiltonian {
     // (Kokkos' own launch, not impl::light_launch: a functor passed as the kernel's argument has no address, and the
     // same-spin pass takes FactoredData by reference, so each thread copied the 1 KB functor to its stack: s33-a,
     // H200, 1,416 bytes of stack, the frozen core's alpha-beta sum 0.161 -> 0.214 ms. Through Kokkos' constant-memory
-    // buffer the launch waits on the host for the previous such kernel, the one before it in the caller's stream.)
+    // buffer the launch waits on the host for the previous kernel launched through that buffer, on any stream.)
     Kokkos::parallel_for("cispmv::ci::factored", policy.set_scratch_size(f.level, Kokkos::PerTeam(scratch)), f);
   }
   // y = beta y (0 where beta is 0), before teams add their parts of a row into it

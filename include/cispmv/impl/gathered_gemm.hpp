@@ -13,8 +13,8 @@
 /// team scratch, each of the team's 4 warps a 32 x 32 part of the tile by 8x8x4 products (impl::warp_mma_8x8x4:
 /// DMMA on CUDA GPUs of compute capability 8.0 or later; on CPUs one thread holds the 4 warps' lanes and forms the
 /// same products in the same fragments, so that the CPU backends test the GPU's indexing). Each output entry
-/// belongs to one group and one tile, so the adds into y need no atomics; groups whose outputs overlap go to
-/// different launches.
+/// belongs to one group and one tile, so the adds into y need no atomics (unless other kernels add into y at the
+/// same time: `atomic`); groups whose outputs overlap go to different launches.
 
 #include <Kokkos_Core.hpp>
 
