@@ -23,7 +23,7 @@ case "${1:-}" in
     ITERS=10 bench a-ae $AE "$BASE|$FACT" "" 400
     TESTS_BIN=$K4/unit_tests/cispmv_test_cuda tests '*' all 520
     CLI=$K4/src/app/cispmv ci ae "unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps" ;;
-  b | c | d)  # (c: b again, on the warm H100; d: with 2 parts an alpha string for the frozen core) a with the factored team kernels back on Kokkos' constant-memory launch (a's argument launch copied their
+  b | c | d | e)  # (c: b again, on the warm H100; d: with 2 parts an alpha string for the frozen core; e: the review's fixes, a test of two products back to back, 2 parts for the alpha-beta sum alone and serial launches too) a with the factored team kernels back on Kokkos' constant-memory launch (a's argument launch copied their
       # functor to each thread's stack), the dense products still light: tests, both matrices, cispmv ci 1 and 5 roots
     PREBUILT=.device/cuda-kokkos4-bin.tar.xz prebuilt
     resources
