@@ -34,6 +34,14 @@ case "${1:-}" in
     CLI=$K4/src/app/cispmv ci ae5 "unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps --roots 5"
     CLI=$K4/src/app/cispmv ci fc "unit_tests/data/h2o_631g_fc.fcidump --level 8 --all-irreps"
     TESTS_BIN=$K4/unit_tests/cispmv_test_cuda tests '*' all 560 ;;
+  f)  # the code as submitted under Kokkos 3.4.01 (build/cuda, host code -O0, device code optimized): every CUDA test
+      # (the default instance on CUDA's legacy stream there), and the factored product's launches on both matrices
+    PREBUILT=.device/cuda-bin.tar.xz prebuilt
+    B=build/cuda/perf/spmv_bench
+    resources
+    tests '*' all 240
+    bench f-fc $FC "$FACT" "" 330
+    ITERS=10 bench f-ae $AE "$FACT" "" 450 ;;
   *) echo "dev_call.sh: unknown call '${1:-}'"; exit 2 ;;
 esac
 pack
