@@ -455,11 +455,7 @@ struct GatheredGemmKernel {
       }
     }
     member.team_barrier();
-    // y += alpha * the tile, a thread's entries (row e / TN, column e % TN for e = t + Team r) eight at a time: their
-    // old values read before the first of their stores (the stores could alias later loads of y, so the compiler
-    // keeps them in order: s31-r2c, the adds one after the other, each waiting on its load, carried a fifth of the
-    // stalls); consecutive threads at consecutive columns, which lie next to each other in y within a block of strings
-    if (atomic) {  // (a reduction each: no old value waited for)
+    if (atomic) {  // y += alpha * the tile by atomic adds (a reduction each: no old value waited for)
       for (int r = 0; r < TM * TN / Team; ++r) {
         const int e = t + Team * r;
         const std::int64_t row = rows[e / TN], col = cols[e % TN];
@@ -467,6 +463,10 @@ struct GatheredGemmKernel {
       }
       return;
     }
+    // y += alpha * the tile, a thread's entries (row e / TN, column e % TN for e = t + Team r) eight at a time: their
+    // old values read before the first of their stores (the stores could alias later loads of y, so the compiler
+    // keeps them in order: s31-r2c, the adds one after the other, each waiting on its load, carried a fifth of the
+    // stalls); consecutive threads at consecutive columns, which lie next to each other in y within a block of strings
     for (int r0 = 0; r0 < TM * TN / Team; r0 += 8) {
       std::int64_t at[8];
       double old[8];
