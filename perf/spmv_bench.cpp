@@ -467,6 +467,7 @@ class Suite {
       ci::FactoredOptions::Terms terms = ci::FactoredOptions::Terms::all;
       ci::FactoredOptions::SameSpinPass pass = ci::FactoredOptions::SameSpinPass::automatic;
       ci::FactoredOptions::Launches launches = ci::FactoredOptions::Launches::automatic;
+      ci::FactoredOptions::RowCopies rows = ci::FactoredOptions::RowCopies::automatic;
     };
     // the automatic kernel's two parts, each timed alone (checked by adding the other's product); on GPUs also the
     // mma kernel's alpha-beta sum alone
@@ -491,6 +492,17 @@ class Suite {
       using Launches = ci::FactoredOptions::Launches;
       shapes.insert(shapes.end(), {{FK::automatic, 0, 0, 0, false, Terms::all, Pass::gemm, Launches::serial},
                                    {FK::automatic, 0, 0, 0, false, Terms::all, Pass::gemm, Launches::concurrent}});
+      // the scatter kernel's row: one copy a team or one a warp, whole and the alpha-beta sum alone; and its parts
+      using Rows = ci::FactoredOptions::RowCopies;
+      const Pass any = Pass::automatic;
+      const Launches launch = Launches::automatic;
+      shapes.insert(shapes.end(), {{FK::automatic, 0, 0, 0, false, Terms::all, any, launch, Rows::shared},
+                                   {FK::automatic, 0, 0, 0, false, Terms::alpha_beta, any, launch, Rows::shared},
+                                   {FK::automatic, 0, 0, 0, false, Terms::all, any, launch, Rows::per_warp},
+                                   {FK::automatic, 0, 0, 0, false, Terms::alpha_beta, any, launch, Rows::per_warp},
+                                   {FK::scatter, 0, 3, 16},
+                                   {FK::scatter, 0, 4, 16},
+                                   {FK::scatter, 0, 2, 16, false, Terms::all, any, launch, Rows::shared}});
       shapes.insert(shapes.end(), {{FK::mma, 0, 0, 0},
                                    {FK::mma, 0, 0, 0, false, Terms::alpha_beta},
                                    {FK::mma, 0, 1, 0},
@@ -530,7 +542,10 @@ class Suite {
                                        : "") +
           (shape.launches == ci::FactoredOptions::Launches::serial       ? "/serial"
            : shape.launches == ci::FactoredOptions::Launches::concurrent ? "/concurrent"
-                                                                         : "");
+                                                                         : "") +
+          (shape.rows == ci::FactoredOptions::RowCopies::shared     ? "/rows:shared"
+           : shape.rows == ci::FactoredOptions::RowCopies::per_warp ? "/rows:per-warp"
+                                                                    : "");
       add(label, [this, dump, space, shape] {
         Kokkos::Timer t;
         ci::FactoredOptions options;
@@ -543,6 +558,7 @@ class Suite {
         options.terms = shape.terms;
         options.same_spin_pass = shape.pass;
         options.launches = shape.launches;
+        options.row_copies = shape.rows;
         auto F = std::make_shared<ci::FactoredHamiltonian<Exec>>(Exec(), *dump, *space, options);
         const FK k = F->kernel();
         std::cerr << "spmv_bench: ci-factored built in " << t.seconds() << " s: " << F->bytes() * 1e-6 << " MB, "
@@ -563,6 +579,7 @@ class Suite {
                                                 std::to_string(F->same_spin_tiles()) + " tiles" +
                                                 (F->concurrent_launches() ? ", beside the alpha-beta kernel)" : ")")
                                           : std::string("lists"))
+                  << (F->row_copies() > 1 ? ", a copy of the row a warp" : "")
                   << (shape.terms == Terms::same_spin    ? ", its same-spin terms alone (GB/s and GFLOP/s as for H)"
                       : shape.terms == Terms::alpha_beta ? ", its alpha-beta sum alone (GB/s and GFLOP/s as for H)"
                                                          : "")

@@ -562,26 +562,33 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
       bool gemm = false;   // the same-spin terms as dense products (else in the kernel's teams)
       // with gemm: the dense products' launches beside the alpha-beta kernel (all adds atomic) or after it
       cispmv::ci::FactoredOptions::Launches launches = cispmv::ci::FactoredOptions::Launches::automatic;
+      // scatter's table walk on CUDA: adds into one copy of the row or into one a warp (automatic: a warp's where
+      // they fit 32 KB, as they do in these spaces)
+      cispmv::ci::FactoredOptions::RowCopies rows = cispmv::ci::FactoredOptions::RowCopies::automatic;
     };
     using Launches = cispmv::ci::FactoredOptions::Launches;
-    std::vector<Variant> variants{Variant{Kernel::rows, 0, 0},
-                                  Variant{Kernel::teams, 1, 0},
-                                  Variant{Kernel::teams, 3, 0},
-                                  Variant{Kernel::teams, 3, 2},
-                                  Variant{Kernel::rows, 0, 2},
-                                  Variant{Kernel::rows, 0, 16},
-                                  Variant{Kernel::scatter, 1, 0},
-                                  Variant{Kernel::scatter, 3, 16},
-                                  Variant{Kernel::scatter, 0, 8},
-                                  Variant{Kernel::scatter, 2, 8, true},
-                                  Variant{Kernel::mma, 1, 0, false, gpu ? 64 : team},
-                                  Variant{Kernel::mma, 3, 0, false, gpu ? 128 : 1},
-                                  Variant{Kernel::mma, 0, 4, false, gpu ? 96 : 1},
-                                  Variant{Kernel::tiles, 1, 0, false, 1},
-                                  Variant{Kernel::tiles, 2, 8, false, 1},
-                                  Variant{Kernel::scatter, 3, 8, false, 0, true},
-                                  Variant{Kernel::tiles, 1, 0, false, 1, true},
-                                  Variant{Kernel::scatter, 1, 8, false, 0, true, Launches::concurrent}};
+    using Rows = cispmv::ci::FactoredOptions::RowCopies;
+    std::vector<Variant> variants{
+        Variant{Kernel::rows, 0, 0},
+        Variant{Kernel::teams, 1, 0},
+        Variant{Kernel::teams, 3, 0},
+        Variant{Kernel::teams, 3, 2},
+        Variant{Kernel::rows, 0, 2},
+        Variant{Kernel::rows, 0, 16},
+        Variant{Kernel::scatter, 1, 0},
+        Variant{Kernel::scatter, 3, 16},
+        Variant{Kernel::scatter, 0, 8},
+        Variant{Kernel::scatter, 2, 8, true},
+        Variant{Kernel::mma, 1, 0, false, gpu ? 64 : team},
+        Variant{Kernel::mma, 3, 0, false, gpu ? 128 : 1},
+        Variant{Kernel::mma, 0, 4, false, gpu ? 96 : 1},
+        Variant{Kernel::tiles, 1, 0, false, 1},
+        Variant{Kernel::tiles, 2, 8, false, 1},
+        Variant{Kernel::scatter, 3, 8, false, 0, true},
+        Variant{Kernel::tiles, 1, 0, false, 1, true},
+        Variant{Kernel::scatter, 1, 8, false, 0, true, Launches::concurrent},
+        Variant{Kernel::scatter, 1, 16, false, 0, false, Launches::automatic, Rows::shared},
+        Variant{Kernel::scatter, 3, 16, false, gpu ? 64 : 0, false, Launches::automatic, Rows::per_warp}};
     // the dense same-spin products after each kernel on GPUs (automatic: beside it), and after the scatter kernel
     // (serial); on CPUs (their warps emulated, slow under the sanitizers) after the scatter kernel's parts (y
     // accumulated) and the tile kernel's writes, and beside the scatter kernel's one team an alpha string (concurrent:
@@ -603,7 +610,18 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
       using Pass = cispmv::ci::FactoredOptions::SameSpinPass;
       options.same_spin_pass = v.gemm ? Pass::gemm : same_spin_kernel ? Pass::lists : Pass::automatic;
       options.launches = v.launches;
+      options.row_copies = v.rows;
       const cispmv::ci::FactoredHamiltonian<TEST_EXECSPACE> F(TEST_EXECSPACE(), dump, space, options);
+      // (copies on CUDA only, in the table's walk; automatic takes them where they fit 32 KB)
+      const bool cuda_walk =
+          cispmv::impl::warp_mma_runs<TEST_EXECSPACE> && gpu && v.kernel == Kernel::scatter && !v.lists;
+      if (!cuda_walk || v.rows == Rows::shared) {
+        EXPECT_EQ(F.row_copies(), 1);
+      } else if (v.rows == Rows::per_warp) {
+        EXPECT_EQ(F.row_copies(), options.team_size / 32);
+      } else {
+        EXPECT_TRUE(F.row_copies() == 1 || F.row_copies() == options.team_size / 32) << F.row_copies();
+      }
       EXPECT_EQ(F.kernel(), v.kernel);
       EXPECT_EQ(F.same_spin_gemm(), v.gemm);
       EXPECT_EQ(F.concurrent_launches(),
@@ -618,17 +636,18 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
                 !c.break_symmetry && std::string(c.file) != "lih_sto3g" && std::string(c.file) != "h2_sto3g")
           << c.file;
       ASSERT_EQ(F.num_rows(), n);
-      const std::string what =
-          std::string(c.file) + " MS2 " + std::to_string(c.ms2) + " level " + std::to_string(c.level) + " restricted " +
-          std::to_string(c.restrict_to_isym) + " broken symmetry " + std::to_string(c.break_symmetry) + " kernel " +
-          (v.kernel == Kernel::teams     ? "teams"
-           : v.kernel == Kernel::rows    ? "rows"
-           : v.kernel == Kernel::scatter ? "scatter"
-           : v.kernel == Kernel::mma     ? "mma"
-                                         : "tiles") +
-          (v.lists ? " lists" : "") + (v.gemm ? " same-spin gemm" : "") +
-          (F.concurrent_launches() ? " concurrent" : "") + " slots/parts " + std::to_string(F.slots()) + " batch " +
-          std::to_string(F.batch()) + ": " + std::to_string(n) + " determinants";
+      const std::string what = std::string(c.file) + " MS2 " + std::to_string(c.ms2) + " level " +
+                               std::to_string(c.level) + " restricted " + std::to_string(c.restrict_to_isym) +
+                               " broken symmetry " + std::to_string(c.break_symmetry) + " kernel " +
+                               (v.kernel == Kernel::teams     ? "teams"
+                                : v.kernel == Kernel::rows    ? "rows"
+                                : v.kernel == Kernel::scatter ? "scatter"
+                                : v.kernel == Kernel::mma     ? "mma"
+                                                              : "tiles") +
+                               (v.lists ? " lists" : "") + (v.gemm ? " same-spin gemm" : "") +
+                               (F.concurrent_launches() ? " concurrent" : "") + " row copies " +
+                               std::to_string(F.row_copies()) + " slots/parts " + std::to_string(F.slots()) +
+                               " batch " + std::to_string(F.batch()) + ": " + std::to_string(n) + " determinants";
       // (not mirrors: those alias hx and hy on the host)
       Kokkos::View<double*, TEST_MEMSPACE> x("x", n), y("y", n);
       Kokkos::deep_copy(x, hx);
@@ -750,6 +769,14 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
   if (cispmv::impl::is_gpu_space_v<TEST_EXECSPACE>) {
     EXPECT_THROW(build(with(Kernel::mma, 0, 48, false)), std::invalid_argument);
     EXPECT_THROW(build(with(Kernel::mma, 0, 256, false)), std::invalid_argument);
+    // copies of the row a warp need teams of whole warps (CUDA)
+    auto o = with(Kernel::scatter, 16, 48, false);
+    o.row_copies = cispmv::ci::FactoredOptions::RowCopies::per_warp;
+    if (cispmv::impl::warp_mma_runs<TEST_EXECSPACE>) {
+      EXPECT_THROW(build(o), std::invalid_argument);
+    }
+    o.team_size = 64;
+    EXPECT_EQ(build(o).row_copies(), cispmv::impl::warp_mma_runs<TEST_EXECSPACE> ? 2 : 1);
   }
   EXPECT_EQ(build(with(Kernel::automatic, 16, 0, false)).kernel(), Kernel::scatter);
   EXPECT_EQ(build(with(Kernel::automatic, 0, 0, true)).kernel(), Kernel::scatter);

@@ -122,6 +122,15 @@ struct FactoredOptions {
   /// for launches too small to fill the GPU alone; else `serial`. (The side streams and their events are shared by the
   /// operator's copies: apply one operator from one host thread at a time.)
   enum class Launches { automatic, serial, concurrent } launches = Launches::automatic;
+  /// Where the scatter kernel's table walk adds its terms on CUDA (level-0 scratch; teams of whole warps): into one
+  /// copy of the alpha string's row for the team (`shared`: compare-and-swap adds), or into a copy for each warp
+  /// (`per_warp`: plain adds, since in one step of the walk a warp's targets are distinct; the copies summed once the
+  /// walk is done). `automatic`: `per_warp` where the copies keep a team's scratch within 32 KB (the frozen-core
+  /// H2O/6-31G's 4 copies of 495 values; the all-electron one's 1,287 would take a team's share of an SM's shared
+  /// memory from 6 teams an SM to 3). Elsewhere (teams of one thread on CPUs, level 1, the lists' walk) one row.
+  /// Measured (s34-f, H100, two processes): the frozen core's alpha-beta sum alone 0.144-0.148 ms with copies against
+  /// 0.161-0.167 with one row, the whole product 0.165-0.169 against 0.188-0.190 (s34-e, H200: 0.151 against 0.166).
+  enum class RowCopies { automatic, shared, per_warp } row_copies = RowCopies::automatic;
 };
 
 /// The diagonal of the space's Hamiltonian (without the core energy), by the Slater-Condon rules on the
@@ -429,6 +438,7 @@ struct FactoredTeamKernel {
     return Scratch::shmem_size(static_cast<std::size_t>(R) * row_capacity(d)) +
            Scratch::shmem_size(static_cast<std::size_t>(R) * static_cast<std::size_t>(d.num_pairs));
   }
+  std::size_t team_scratch_bytes(const FactoredData<Mem>& d) const { return scratch_bytes(d); }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
     const int task = m.league_rank();
@@ -710,7 +720,9 @@ KOKKOS_FUNCTION CISPMV_FACTORED_APART void factored_same_spin_and_write(const Me
 /// gather). Then each thread adds
 /// H_alpha's and H_beta's terms of its own positions (x's row ia staged in scratch) and writes them.
 /// With parts > 1, a team takes every parts-th batch and a parts-th of the positions and adds its row
-/// into y atomically (y scaled by beta beforehand). Sums in an order that varies from run to run.
+/// into y atomically (y scaled by beta beforehand). With ys_rows > 1
+/// (CUDA, level 0: FactoredOptions::RowCopies::per_warp) each warp adds into its own copy of the row, without
+/// atomics, and the copies are summed after the walk. Sums in an order that varies from run to run.
 template <class Exec, class X, class Y, int B, bool Lists>
 struct FactoredScatterKernel {
   using Mem = typename Exec::memory_space;
@@ -733,15 +745,18 @@ struct FactoredScatterKernel {
   Kokkos::View<std::int32_t*, Mem> task_ia, task_part, task_parts;
   bool accumulate = false;  // add into y (parts > 1) rather than write it
   int level = 0;            // scratch level
+  int ys_rows = 1;          // copies of the string's row: 1, or one a warp (CUDA, level 0, teams of whole warps)
 
   // rows of integrals: one per pair of a class (the table's walk), or per pair (the lists' walk)
   KOKKOS_INLINE_FUNCTION static std::size_t integral_rows(const FactoredData<Mem>& d) {
     return static_cast<std::size_t>(Lists ? d.num_pairs : d.max_class_pairs);
   }
-  static std::size_t scratch_bytes(const FactoredData<Mem>& d) {
-    return 2 * Scratch::shmem_size(static_cast<std::size_t>(d.max_range)) +
+  static std::size_t scratch_bytes(const FactoredData<Mem>& d, int rows = 1) {
+    return Scratch::shmem_size(static_cast<std::size_t>(rows) * static_cast<std::size_t>(d.max_range)) +
+           Scratch::shmem_size(static_cast<std::size_t>(d.max_range)) +
            ScratchOf<Two>::shmem_size(integral_rows(d) * row_twos) + ScratchOf<std::int64_t>::shmem_size(3 * B);
   }
+  std::size_t team_scratch_bytes(const FactoredData<Mem>& d) const { return scratch_bytes(d, ys_rows); }
 
   // two chains of fused multiply-adds (a multiply, a fused one and an add for each two integrals before s30)
   KOKKOS_INLINE_FUNCTION static double dot(const Two* g, const double (&z)[B]) {
@@ -762,14 +777,32 @@ struct FactoredScatterKernel {
     if (static_cast<unsigned>(idx) < static_cast<unsigned>(len)) scratch_add(&ys(idx), negative ? -w : w, level, alone);
   }
 
+  // x(ja_k, q) of the batch's strings (in scratch: range and row base each) into z, 0 where q is off a string's range;
+  // whether any is on
+  template <class Strings>
+  KOKKOS_INLINE_FUNCTION bool load_sources(const Strings& strings, int q, double (&z)[B]) const {
+    const int kb = d.q_rank(q), pos = d.q_position(q);
+    bool any = false;
+    CISPMV_FACTORED_UNROLL
+    for (int k = 0; k < B; ++k) {
+      const bool in = static_cast<std::uint64_t>(q - strings(k)) < static_cast<std::uint64_t>(strings(B + k));
+      z[k] = in ? x(d.a_rowbase(strings(2 * B + k) + kb) + pos) : 0.0;
+      any = any || in;
+    }
+    return any;
+  }
+
   // The table's walk for source position q: every pair of the class (pairs m0.. m0 + mc - 1) in steps of 4, the
   // integrals g a broadcast: their table entries (target << 1 | negative, or -1) loaded first (from L2: four loads in
   // flight), then the four sums, then their adds into ys (ia's row; targets less lo_a, len_a of them). Shared: ys and
   // g reached through in_shared (level 0 on CUDA: their loads LDS), the four adds by scratch_add_shared.
   // (the table by rows: FactoredTable::rows, as the constructor builds it for this kernel)
-  template <bool Shared>
+  // Rows: ys is this warp's copy of the row, the lanes of `mask` walk together (`live` false: nothing to add) and the
+  // adds are impl::warp_row_add's plain ones.
+  template <bool Shared, bool Rows = false>
   KOKKOS_INLINE_FUNCTION void walk_table(double* ys, const Two* g, const double (&z)[B], int q, int m0, int mc,
-                                         int lo_a, int len_a, bool alone) const {
+                                         int lo_a, int len_a, bool alone, bool live = true,
+                                         unsigned mask = 0xffffffffu) const {
     const std::int64_t stride = d.table_stride;
     const std::int32_t* tab = d.table.data() + static_cast<std::int64_t>(m0) * stride + q;
     int ml = 0;
@@ -783,12 +816,14 @@ struct FactoredScatterKernel {
       CISPMV_FACTORED_UNROLL
       for (int u = 0; u < 4; ++u) {
         const int idx = (e[u] >> 1) - lo_a;  // ((-1 >> 1) - lo_a < 0)
-        on[u] = static_cast<unsigned>(idx) < static_cast<unsigned>(len_a);
+        on[u] = live && static_cast<unsigned>(idx) < static_cast<unsigned>(len_a);
         p[u] = ys + (on[u] ? idx : 0);
         const double v = dot(g + static_cast<std::ptrdiff_t>(ml + u) * row_twos, z);
         w[u] = e[u] & 1 ? -v : v;
       }
-      if (Shared) {
+      if (Rows) {
+        warp_row_add(p, w, on, mask);
+      } else if (Shared) {
         scratch_add_shared(p, w, on, alone);
       } else {
         CISPMV_FACTORED_UNROLL
@@ -799,7 +834,16 @@ struct FactoredScatterKernel {
     }
     for (; ml < mc; ++ml, tab += stride) {
       const int idx = (*tab >> 1) - lo_a;
-      if (static_cast<unsigned>(idx) >= static_cast<unsigned>(len_a)) continue;
+      const bool in = live && static_cast<unsigned>(idx) < static_cast<unsigned>(len_a);
+      if (Rows) {  // (every lane to the add: it orders the warp)
+        const double v = dot(g + static_cast<std::ptrdiff_t>(ml) * row_twos, z);
+        double* const p[1] = {ys + (in ? idx : 0)};
+        const double w[1] = {*tab & 1 ? -v : v};
+        const bool on[1] = {in};
+        warp_row_add(p, w, on, mask);
+        continue;
+      }
+      if (!in) continue;
       const double v = dot(g + static_cast<std::ptrdiff_t>(ml) * row_twos, z);
       double* const p[1] = {ys + idx};
       const double w[1] = {*tab & 1 ? -v : v};
@@ -818,11 +862,19 @@ struct FactoredScatterKernel {
     const int part = task_part(task), parts = task_parts(task);
     const int T = m.team_size(), t = m.team_rank();
     const int lo_a = d.a_lo(ia), len_a = d.a_hi(ia) - lo_a;
-    const Scratch ys(m.team_scratch(level), static_cast<std::size_t>(d.max_range));
-    const Scratch row(m.team_scratch(level), static_cast<std::size_t>(d.max_range));  // x's row ia
+    // the string's row: one copy, or one a warp (ys_rows > 1: CUDA's level 0, warps of 32 consecutive ranks as
+    // Kokkos' teams of vector length 1 have them), this warp's at `mine`
+    const int rows = ys_rows;
+    const std::size_t stride = static_cast<std::size_t>(d.max_range);
+    const Scratch ys(m.team_scratch(level), static_cast<std::size_t>(rows) * stride);
+    const Scratch row(m.team_scratch(level), stride);  // x's row ia
     const ScratchOf<Two> integrals(m.team_scratch(level), integral_rows(d) * row_twos);
     const ScratchOf<std::int64_t> strings(m.team_scratch(level), 3 * B);
-    for (int k = t; k < len_a; k += T) ys(k) = 0.0;
+    for (int r = 0; r < rows; ++r) {
+      for (int k = t; k < len_a; k += T) ys(r * stride + k) = 0.0;
+    }
+    const int lane = rows > 1 ? t % 32 : 0;
+    double* const mine = rows > 1 ? in_shared(ys.data()) + (t / 32) * stride : nullptr;
 
     // alpha-beta, formed at the source positions and scattered to their targets
     const std::int64_t ab_end = d.alpha_beta ? d.ab_ptr(ia + 1) : d.ab_ptr(ia);
@@ -848,18 +900,24 @@ struct FactoredScatterKernel {
       }
       m.team_barrier();
       const Two* const g = integrals.data();
+      if (rows > 1) {
+        // copies: the lanes of a warp that take a position in this round (`mask`: those before the range's end) walk
+        // together, the adds ordering them (a loop in which every lane ran every round, lanes past the range with
+        // nothing to add, made the walk ~20 % slower: s34-d, and the micro-benchmark's s34-b3)
+        for (int k0 = t; k0 < len_b; k0 += T) {
+          const int q = lo_b + k0;
+          double z[B];
+          const bool any = load_sources(strings, q, z);
+          const int left = len_b - (k0 - lane);  // positions from the warp's first lane's on
+          const unsigned mask = left >= 32 ? 0xffffffffu : (1u << left) - 1u;
+          walk_table<true, true>(mine, in_shared(g), z, q, m0, mc, lo_a, len_a, false, any, mask);
+        }
+        continue;
+      }
       for (int k0 = t; k0 < len_b; k0 += T) {
         const int q = lo_b + k0;
-        const int kb = d.q_rank(q), pos = d.q_position(q);
         double z[B];
-        bool any = false;
-        CISPMV_FACTORED_UNROLL
-        for (int k = 0; k < B; ++k) {
-          const bool in = static_cast<std::uint64_t>(q - strings(k)) < static_cast<std::uint64_t>(strings(B + k));
-          z[k] = in ? x(d.a_rowbase(strings(2 * B + k) + kb) + pos) : 0.0;
-          any = any || in;
-        }
-        if (!any) continue;
+        if (!load_sources(strings, q, z)) continue;
         if (Lists) {
           // q's replacements of the class (target, sign, pair), each read one ahead; the integrals a
           // gather of the pair's row
@@ -881,6 +939,11 @@ struct FactoredScatterKernel {
       }
     }
     m.team_barrier();
+    for (int k = t; rows > 1 && k < len_a; k += T) {  // the warps' copies into the first (ordered before any other
+      double v = ys(k);                               // thread's use by the barrier the same-spin pass begins with)
+      for (int r = 1; r < rows; ++r) v += ys(r * stride + k);
+      ys(k) = v;
+    }
     factored_same_spin_and_write(m, d, x, y, ys, row, ia, part, parts, alpha, beta, accumulate);
   }
 };
@@ -930,6 +993,7 @@ struct FactoredMmaKernel {
     return 2 * Scratch::shmem_size(static_cast<std::size_t>(d.max_range)) + Scratch::shmem_size(fragments(d)) +
            ScratchOf<Range>::shmem_size(4 * KS) + ScratchOf<std::int64_t>::shmem_size(4 * KS * d.nkb);
   }
+  std::size_t team_scratch_bytes(const FactoredData<Mem>& d) const { return scratch_bytes(d); }
 
   // W's fragment c of m-tile mt (this thread's lanes) added to the targets of its pairs and positions
   KOKKOS_INLINE_FUNCTION void scatter(const Scratch& ys, const double (&c)[Lanes][2], int lane0, int mt, int pairs,
@@ -1102,6 +1166,7 @@ struct FactoredTileKernel {
     return 2 * Scratch::shmem_size(static_cast<std::size_t>(d.max_range)) + Scratch::shmem_size(pairs * K) +
            Scratch::shmem_size(8 * K) + Scratch::shmem_size(8 * pairs);
   }
+  std::size_t team_scratch_bytes(const FactoredData<Mem>& d) const { return scratch_bytes(d); }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
     const int task = m.league_rank();
@@ -1330,6 +1395,27 @@ class FactoredHamiltonian {
                                                       : h.na >= 384                                  ? 1
                                                                                                      : 4)
                                                    : 1;
+      // copies of the row, one a warp (CUDA's level 0, teams of whole warps, the table's walk)
+      using RowOptions = FactoredOptions::RowCopies;
+      if (kernel_ == K::scatter && !lists_ && impl::warp_mma_runs<Exec> && gpu &&
+          options.row_copies != RowOptions::shared) {
+        using V = Kokkos::View<double*, memory_space>;
+        const int copies = team_size_ % 32 == 0 ? team_size_ / 32 : 1;
+        const std::size_t with = batch == 16
+                                     ? impl::FactoredScatterKernel<Exec, V, V, 16, false>::scratch_bytes(d_, copies)
+                                     : impl::FactoredScatterKernel<Exec, V, V, 8, false>::scratch_bytes(d_, copies);
+        const bool fits =
+            copies > 1 && with <= static_cast<std::size_t>(
+                                      impl::FactoredScatterKernel<Exec, V, V, 16, false>::Policy::scratch_size_max(0));
+        if (options.row_copies == RowOptions::per_warp && !fits) {
+          throw std::invalid_argument(
+              "cispmv::ci::FactoredHamiltonian: row copies per warp need teams of 64 or more "
+              "threads, whole warps (team size " +
+              std::to_string(team_size_) + "), and " + std::to_string(with) + " bytes of level-0 scratch (at most " +
+              std::to_string(impl::FactoredScatterKernel<Exec, V, V, 16, false>::Policy::scratch_size_max(0)) + ")");
+        }
+        if (fits && (options.row_copies == RowOptions::per_warp || with <= 32 * 1024)) ys_rows_ = copies;
+      }
       std::vector<std::int32_t> ia, part, count;
       for (int a = 0; a < h.na; ++a) {
         const auto batches =
@@ -1412,6 +1498,9 @@ class FactoredHamiltonian {
   int same_spin_tiles() const { return impl::GatheredGemmHost::smallest_launch(gemm_launches_); }
   /// Whether the dense products run beside the alpha-beta kernel (FactoredOptions::Launches::concurrent).
   bool concurrent_launches() const { return concurrent_; }
+  /// Copies of an alpha string's row the scatter kernel's teams add into: 1, or one for each warp
+  /// (FactoredOptions::RowCopies::per_warp).
+  int row_copies() const { return ys_rows_; }
 
   /// y = beta * y + alpha * H x (x and y: rank-1 Views of num_rows() entries in memory_space; y may not
   /// alias x).
@@ -1459,14 +1548,14 @@ class FactoredHamiltonian {
                                                                adds, 0});
     } else if (kernel_ == K::scatter) {
       if (d_.batch == 16) {
-        launch_teams(impl::FactoredScatterKernel<Exec, XView, YView, 16, false>{d_, x, y, alpha, beta, task_ia_,
-                                                                                task_first_, task_end_, adds, 0});
+        launch_teams(impl::FactoredScatterKernel<Exec, XView, YView, 16, false>{
+            d_, x, y, alpha, beta, task_ia_, task_first_, task_end_, adds, 0, ys_rows_});
       } else if (lists_) {
         launch_teams(impl::FactoredScatterKernel<Exec, XView, YView, 8, true>{d_, x, y, alpha, beta, task_ia_,
                                                                               task_first_, task_end_, adds, 0});
       } else {
-        launch_teams(impl::FactoredScatterKernel<Exec, XView, YView, 8, false>{d_, x, y, alpha, beta, task_ia_,
-                                                                               task_first_, task_end_, adds, 0});
+        launch_teams(impl::FactoredScatterKernel<Exec, XView, YView, 8, false>{
+            d_, x, y, alpha, beta, task_ia_, task_first_, task_end_, adds, 0, ys_rows_});
       }
     } else if (teams_ && d_.batch == 2) {
       launch_teams(impl::FactoredTeamKernel<Exec, XView, YView, 2>{d_, x, y, alpha, beta, task_ia_, task_first_,
@@ -1493,9 +1582,12 @@ class FactoredHamiltonian {
   // a team per task, in level-0 scratch where it fits, else level 1
   template <class F>
   void launch_teams(F f) const {
-    const std::size_t scratch = F::scratch_bytes(d_);
+    const std::size_t scratch = f.team_scratch_bytes(d_);
     typename F::Policy policy(exec_, static_cast<int>(task_ia_.extent(0)), team_size_);
     f.level = scratch <= static_cast<std::size_t>(F::Policy::scratch_size_max(0)) ? 0 : 1;
+    if (f.level != 0 && ys_rows_ > 1) {  // (the constructor takes copies only where they fit level 0)
+      throw std::logic_error("cispmv::ci::FactoredHamiltonian: the row's copies do not fit level-0 scratch");
+    }
     // (Kokkos' own launch, not impl::light_launch: a functor passed as the kernel's argument has no address, and the
     // same-spin pass takes FactoredData by reference, so each thread copied the 1 KB functor to its stack: s33-a,
     // H200, 1,416 bytes of stack, the frozen core's alpha-beta sum 0.161 -> 0.214 ms. Through Kokkos' constant-memory
@@ -1537,6 +1629,7 @@ class FactoredHamiltonian {
   bool lists_ = false;
   int team_size_ = 1;
   int slots_ = 1;
+  int ys_rows_ = 1;  // the scatter kernel's copies of a string's row (FactoredOptions::RowCopies)
   int na_ = 0;
 };
 

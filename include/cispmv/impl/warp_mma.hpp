@@ -189,4 +189,25 @@ KOKKOS_FORCEINLINE_FUNCTION void scratch_add_shared(double* const (&p)[N], const
 #endif
 }
 
+/// *p[u] += v[u] for the N adds with on[u], into a copy of a row that only this warp adds to, where in each u the
+/// targets of the lanes in `mask` are distinct (one step of a walk): plain loads and stores, u after u, with those
+/// lanes ordered between them (__syncwarp(mask): a lane's target in step u may be another lane's in step u + 1). On
+/// CUDA every lane of `mask` calls it, and no other lane of the warp adds to the copy meanwhile; elsewhere a team of
+/// one thread adds in order.
+template <int N>
+KOKKOS_FORCEINLINE_FUNCTION void warp_row_add(double* const (&p)[N], const double (&v)[N], const bool (&on)[N],
+                                              unsigned mask) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int u = 0; u < N; ++u) {
+    if (on[u]) *p[u] += v[u];
+#if defined(__CUDA_ARCH__)
+    __syncwarp(mask);
+#else
+    (void)mask;
+#endif
+  }
+}
+
 }  // namespace cispmv::impl
