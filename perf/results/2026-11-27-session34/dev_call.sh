@@ -71,6 +71,23 @@ case "${1:-}" in
     bench f-fc1 $FC "kokkos-kernels/native|$BASE|$F2" "" 150
     bench f-fc2 $FC "$F2|kokkos-kernels/native|$BASE" "" 250
     ITERS=10 bench f-ae $AE "kokkos-kernels/native|$BASE|ci-factored/(iter|alpha-beta/iter|rows)" "" 400 ;;
+  g | h)  # (g: H100, h: H200) e's programs: the frozen core's parts 2 against 4 (B 16 and 8, copies), three processes
+      # each, with the baselines in each process
+    PREBUILT=.device/cuda-kokkos4-bin.tar.xz prebuilt
+    G='kokkos-kernels/native|cusparse-csr/default|cusparse-sell|ci-factored/iter|ci-factored/scatter/parts:[24]/batch:(16|8)/iter'
+    for i in 1 2 3; do bench $1-fc$i $FC "$G" "" $(( 100 * i + 60 )); done ;;
+  i | j)  # the dense products issued after the alpha-beta kernel (default) or before it (CISPMV_EXP_SIDE_FIRST=1, as
+      # before), alternating processes; tests first (i: the card that comes; j: on the other kind)
+    PREBUILT=.device/cuda-kokkos4-bin.tar.xz prebuilt
+    TESTS_BIN=$K4/unit_tests/cispmv_test_cuda tests '*Factored*' factored 100
+    G='kokkos-kernels/native|cusparse-csr/default|cusparse-sell|ci-factored/(iter|alpha-beta/iter|ss:gemm/serial|scatter/team)'
+    for r in 1 2; do
+      bench $1-fc-after$r $FC "$G" "" $(( 120 * r ))
+      CISPMV_EXP_SIDE_FIRST=1 bench $1-fc-before$r $FC "$G" "" $(( 120 * r + 40 ))
+    done
+    ITERS=10 bench $1-ae-after $AE "ci-factored/(iter|alpha-beta/iter)" "" 380
+    CISPMV_EXP_SIDE_FIRST=1 ITERS=10 bench $1-ae-before $AE "ci-factored/(iter|alpha-beta/iter)" "" 440
+    TESTS_BIN=$K4/unit_tests/cispmv_test_cuda tests '*' all 560 ;;
   *) echo "dev_call.sh: unknown call '${1:-}'"; exit 2 ;;
 esac
 pack
