@@ -88,6 +88,13 @@ case "${1:-}" in
     ITERS=10 bench $1-ae-after $AE "ci-factored/(iter|alpha-beta/iter)" "" 380
     CISPMV_EXP_SIDE_FIRST=1 ITERS=10 bench $1-ae-before $AE "ci-factored/(iter|alpha-beta/iter)" "" 440
     TESTS_BIN=$K4/unit_tests/cispmv_test_cuda tests '*' all 560 ;;
+  k)  # the committed code under Kokkos 3.4.01 (build/cuda, the default build): every CUDA test (the copies at level 0
+      # in Kokkos 3.4's dynamic shared memory), the frozen core's product with one row and with copies
+    PREBUILT=.device/cuda-bin.tar.xz prebuilt
+    B=build/cuda/perf/spmv_bench
+    tests '*' all 240
+    bench k-fc $FC "ci-factored/(iter|alpha-beta|rows)" "" 330
+    ITERS=10 bench k-ae $AE "ci-factored/(iter|alpha-beta/iter)" "" 450 ;;
   *) echo "dev_call.sh: unknown call '${1:-}'"; exit 2 ;;
 esac
 pack
