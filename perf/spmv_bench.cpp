@@ -468,6 +468,7 @@ class Suite {
       ci::FactoredOptions::SameSpinPass pass = ci::FactoredOptions::SameSpinPass::automatic;
       ci::FactoredOptions::Launches launches = ci::FactoredOptions::Launches::automatic;
       ci::FactoredOptions::RowCopies rows = ci::FactoredOptions::RowCopies::automatic;
+      ci::FactoredOptions::TaskOrder order = ci::FactoredOptions::TaskOrder::automatic;
     };
     // the automatic kernel's two parts, each timed alone (checked by adding the other's product); on GPUs also the
     // mma kernel's alpha-beta sum alone
@@ -503,6 +504,12 @@ class Suite {
                                    {FK::scatter, 0, 3, 16},
                                    {FK::scatter, 0, 4, 16},
                                    {FK::scatter, 0, 2, 16, false, Terms::all, any, launch, Rows::shared}});
+      // the teams string by string (automatic: largest first), whole, the alpha-beta sum alone, and at 4 parts
+      const Rows rows = Rows::automatic;
+      const auto strings = ci::FactoredOptions::TaskOrder::strings;
+      shapes.insert(shapes.end(), {{FK::automatic, 0, 0, 0, false, Terms::all, any, launch, rows, strings},
+                                   {FK::automatic, 0, 0, 0, false, Terms::alpha_beta, any, launch, rows, strings},
+                                   {FK::scatter, 0, 4, 16, false, Terms::all, any, launch, rows, strings}});
       shapes.insert(shapes.end(), {{FK::mma, 0, 0, 0},
                                    {FK::mma, 0, 0, 0, false, Terms::alpha_beta},
                                    {FK::mma, 0, 1, 0},
@@ -545,7 +552,10 @@ class Suite {
                                                                          : "") +
           (shape.rows == ci::FactoredOptions::RowCopies::shared     ? "/rows:shared"
            : shape.rows == ci::FactoredOptions::RowCopies::per_warp ? "/rows:per-warp"
-                                                                    : "");
+                                                                    : "") +
+          (shape.order == ci::FactoredOptions::TaskOrder::strings         ? "/order:strings"
+           : shape.order == ci::FactoredOptions::TaskOrder::largest_first ? "/order:largest-first"
+                                                                          : "");
       add(label, [this, dump, space, shape] {
         Kokkos::Timer t;
         ci::FactoredOptions options;
@@ -559,6 +569,7 @@ class Suite {
         options.same_spin_pass = shape.pass;
         options.launches = shape.launches;
         options.row_copies = shape.rows;
+        options.task_order = shape.order;
         auto F = std::make_shared<ci::FactoredHamiltonian<Exec>>(Exec(), *dump, *space, options);
         const FK k = F->kernel();
         std::cerr << "spmv_bench: ci-factored built in " << t.seconds() << " s: " << F->bytes() * 1e-6 << " MB, "
@@ -580,6 +591,7 @@ class Suite {
                                                 (F->concurrent_launches() ? ", beside the alpha-beta kernel)" : ")")
                                           : std::string("lists"))
                   << (F->row_copies() > 1 ? ", a copy of the row a warp" : "")
+                  << (F->largest_first() ? ", teams largest first" : "")
                   << (shape.terms == Terms::same_spin    ? ", its same-spin terms alone (GB/s and GFLOP/s as for H)"
                       : shape.terms == Terms::alpha_beta ? ", its alpha-beta sum alone (GB/s and GFLOP/s as for H)"
                                                          : "")

@@ -565,9 +565,14 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
       // scatter's table walk on CUDA: adds into one copy of the row or into one a warp (automatic: a warp's where
       // they fit 32 KB, as they do in these spaces)
       cispmv::ci::FactoredOptions::RowCopies rows = cispmv::ci::FactoredOptions::RowCopies::automatic;
+      // the teams' order (automatic: largest first on GPUs; `flip` below names the other order)
+      cispmv::ci::FactoredOptions::TaskOrder order = cispmv::ci::FactoredOptions::TaskOrder::automatic;
     };
     using Launches = cispmv::ci::FactoredOptions::Launches;
     using Rows = cispmv::ci::FactoredOptions::RowCopies;
+    using Order = cispmv::ci::FactoredOptions::TaskOrder;
+    const Order flip = gpu ? Order::strings : Order::largest_first;
+    const Launches any = Launches::automatic;
     std::vector<Variant> variants{
         Variant{Kernel::rows, 0, 0},
         Variant{Kernel::teams, 1, 0},
@@ -580,15 +585,15 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
         Variant{Kernel::scatter, 0, 8},
         Variant{Kernel::scatter, 2, 8, true},
         Variant{Kernel::mma, 1, 0, false, gpu ? 64 : team},
-        Variant{Kernel::mma, 3, 0, false, gpu ? 128 : 1},
+        Variant{Kernel::mma, 3, 0, false, gpu ? 128 : 1, false, any, Rows::automatic, flip},
         Variant{Kernel::mma, 0, 4, false, gpu ? 96 : 1},
         Variant{Kernel::tiles, 1, 0, false, 1},
-        Variant{Kernel::tiles, 2, 8, false, 1},
+        Variant{Kernel::tiles, 2, 8, false, 1, false, any, Rows::automatic, flip},
         Variant{Kernel::scatter, 3, 8, false, 0, true},
         Variant{Kernel::tiles, 1, 0, false, 1, true},
         Variant{Kernel::scatter, 1, 8, false, 0, true, Launches::concurrent},
-        Variant{Kernel::scatter, 1, 16, false, 0, false, Launches::automatic, Rows::shared},
-        Variant{Kernel::scatter, 3, 16, false, gpu ? 64 : 0, false, Launches::automatic, Rows::per_warp}};
+        Variant{Kernel::scatter, 1, 16, false, 0, false, any, Rows::shared, flip},
+        Variant{Kernel::scatter, 3, 16, false, gpu ? 64 : 0, false, any, Rows::per_warp, flip}};
     // the dense same-spin products after each kernel on GPUs (automatic: beside it), and after the scatter kernel
     // (serial); on CPUs (their warps emulated, slow under the sanitizers) after the scatter kernel's parts (y
     // accumulated) and the tile kernel's writes, and beside the scatter kernel's one team an alpha string (concurrent:
@@ -611,7 +616,10 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
       options.same_spin_pass = v.gemm ? Pass::gemm : same_spin_kernel ? Pass::lists : Pass::automatic;
       options.launches = v.launches;
       options.row_copies = v.rows;
+      options.task_order = v.order;
       const cispmv::ci::FactoredHamiltonian<TEST_EXECSPACE> F(TEST_EXECSPACE(), dump, space, options);
+      EXPECT_EQ(F.largest_first(),
+                same_spin_kernel && (v.order == Order::largest_first || (v.order == Order::automatic && gpu)));
       // (copies on CUDA only, in the table's walk; automatic takes them where they fit 32 KB)
       const bool cuda_walk =
           cispmv::impl::warp_mma_runs<TEST_EXECSPACE> && gpu && v.kernel == Kernel::scatter && !v.lists;
@@ -636,18 +644,18 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
                 !c.break_symmetry && std::string(c.file) != "lih_sto3g" && std::string(c.file) != "h2_sto3g")
           << c.file;
       ASSERT_EQ(F.num_rows(), n);
-      const std::string what = std::string(c.file) + " MS2 " + std::to_string(c.ms2) + " level " +
-                               std::to_string(c.level) + " restricted " + std::to_string(c.restrict_to_isym) +
-                               " broken symmetry " + std::to_string(c.break_symmetry) + " kernel " +
-                               (v.kernel == Kernel::teams     ? "teams"
-                                : v.kernel == Kernel::rows    ? "rows"
-                                : v.kernel == Kernel::scatter ? "scatter"
-                                : v.kernel == Kernel::mma     ? "mma"
-                                                              : "tiles") +
-                               (v.lists ? " lists" : "") + (v.gemm ? " same-spin gemm" : "") +
-                               (F.concurrent_launches() ? " concurrent" : "") + " row copies " +
-                               std::to_string(F.row_copies()) + " slots/parts " + std::to_string(F.slots()) +
-                               " batch " + std::to_string(F.batch()) + ": " + std::to_string(n) + " determinants";
+      const std::string what =
+          std::string(c.file) + " MS2 " + std::to_string(c.ms2) + " level " + std::to_string(c.level) + " restricted " +
+          std::to_string(c.restrict_to_isym) + " broken symmetry " + std::to_string(c.break_symmetry) + " kernel " +
+          (v.kernel == Kernel::teams     ? "teams"
+           : v.kernel == Kernel::rows    ? "rows"
+           : v.kernel == Kernel::scatter ? "scatter"
+           : v.kernel == Kernel::mma     ? "mma"
+                                         : "tiles") +
+          (v.lists ? " lists" : "") + (v.gemm ? " same-spin gemm" : "") +
+          (F.concurrent_launches() ? " concurrent" : "") + " row copies " + std::to_string(F.row_copies()) +
+          (F.largest_first() ? " largest first" : "") + " slots/parts " + std::to_string(F.slots()) + " batch " +
+          std::to_string(F.batch()) + ": " + std::to_string(n) + " determinants";
       // (not mirrors: those alias hx and hy on the host)
       Kokkos::View<double*, TEST_MEMSPACE> x("x", n), y("y", n);
       Kokkos::deep_copy(x, hx);

@@ -39,6 +39,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -131,6 +132,12 @@ struct FactoredOptions {
   /// Measured (s34-f, H100, two processes): the frozen core's alpha-beta sum alone 0.144-0.148 ms with copies against
   /// 0.161-0.167 with one row, the whole product 0.165-0.169 against 0.188-0.190 (s34-e, H200: 0.151 against 0.166).
   enum class RowCopies { automatic, shared, per_warp } row_copies = RowCopies::automatic;
+  /// The order of the scatter, mma and tile kernels' teams (one per alpha string, or per part of its work): string by
+  /// string (`strings`), or by their estimated work, the largest first (`largest_first`: the work of a team's batches,
+  /// pairs times positions, and its share of the string's positions; ties in string order). A GPU hands out a
+  /// launch's teams in order as its slots free, so the small teams fill the last partial wave instead of the large
+  /// ones running alone. `automatic`: `largest_first` on GPUs, `strings` elsewhere.
+  enum class TaskOrder { automatic, strings, largest_first } task_order = TaskOrder::automatic;
 };
 
 /// The diagonal of the space's Hamiltonian (without the core energy), by the Slater-Condon rules on the
@@ -1417,6 +1424,7 @@ class FactoredHamiltonian {
         if (fits && (options.row_copies == RowOptions::per_warp || with <= 32 * 1024)) ys_rows_ = copies;
       }
       std::vector<std::int32_t> ia, part, count;
+      std::vector<double> work;
       for (int a = 0; a < h.na; ++a) {
         const auto batches =
             static_cast<int>(h.ab_ptr[static_cast<std::size_t>(a) + 1] - h.ab_ptr[static_cast<std::size_t>(a)]);
@@ -1428,8 +1436,24 @@ class FactoredHamiltonian {
           ia.push_back(a);
           part.push_back(k);
           count.push_back(p);
+          work.push_back(task_work(h, a, k, p, kernel_));
         }
         slots_ = std::max(slots_, p);
+      }
+      largest_first_ = options.task_order == FactoredOptions::TaskOrder::largest_first ||
+                       (options.task_order == FactoredOptions::TaskOrder::automatic && gpu);
+      if (largest_first_) {
+        std::vector<std::size_t> order(ia.size());
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) { return work[i] > work[j]; });
+        auto permuted = [&](const std::vector<std::int32_t>& v) {
+          std::vector<std::int32_t> out(v.size());
+          for (std::size_t i = 0; i < order.size(); ++i) out[i] = v[order[i]];
+          return out;
+        };
+        ia = permuted(ia);
+        part = permuted(part);
+        count = permuted(count);
       }
       task_ia_ = impl::factored_view<std::int32_t, memory_space>("task_ia", ia);
       task_first_ = impl::factored_view<std::int32_t, memory_space>("task_part", part);
@@ -1501,6 +1525,8 @@ class FactoredHamiltonian {
   /// Copies of an alpha string's row the scatter kernel's teams add into: 1, or one for each warp
   /// (FactoredOptions::RowCopies::per_warp).
   int row_copies() const { return ys_rows_; }
+  /// Whether the scatter, mma or tile kernel's teams run largest first (FactoredOptions::TaskOrder).
+  bool largest_first() const { return largest_first_; }
 
   /// y = beta * y + alpha * H x (x and y: rank-1 Views of num_rows() entries in memory_space; y may not
   /// alias x).
@@ -1602,6 +1628,34 @@ class FactoredHamiltonian {
                          impl::FactoredScale<YView>{y, beta});
   }
 
+  // the estimated work of part k of p of alpha string a's team (FactoredOptions::TaskOrder): the alpha-beta sum's
+  // multiply-adds by position (scatter: the pairs of each of its batches' class times the batch's positions; mma and
+  // tiles: a unit's pairs times its k-steps times its positions, mma's parts splitting each unit's positions), and its
+  // share of the string's positions, which it writes and, without the dense products, whose same-spin terms it forms
+  double task_work(const impl::FactoredHost& h, int a, int k, int p, FactoredOptions::Kernel kernel) const {
+    const auto i = static_cast<std::size_t>(a);
+    double w = 0.0;
+    if (d_.alpha_beta && kernel == FactoredOptions::Kernel::scatter) {
+      for (std::int64_t b = h.ab_ptr[i] + k; b < h.ab_ptr[i + 1]; b += p) {
+        const auto c = static_cast<std::size_t>(h.ab_class[static_cast<std::size_t>(b)]);
+        w += static_cast<double>(h.cls_ptr[c + 1] - h.cls_ptr[c]) * h.ab_len[static_cast<std::size_t>(b)];
+      }
+    } else if (d_.alpha_beta) {
+      const bool mma = kernel == FactoredOptions::Kernel::mma;
+      for (std::int64_t u = h.mu_ptr[i] + (mma ? 0 : k); u < h.mu_ptr[i + 1]; u += mma ? 1 : p) {
+        const auto v = static_cast<std::size_t>(u);
+        w += static_cast<double>(h.mu_pairs[v]) * h.mu_ksteps[v] * h.mu_len[v] / (mma ? p : 1);
+      }
+    }
+    const std::int64_t len = h.a_hi[i] - h.a_lo[i];
+    const double positions = static_cast<double>(len * (k + 1) / p - len * k / p);
+    // same-spin terms a position: its beta string's H_beta entries and the string's H_alpha entries (their mean)
+    const double same_spin = d_.same_spin ? static_cast<double>(h.bb_col.size()) / std::max<std::int64_t>(1, h.rows) +
+                                                static_cast<double>(h.aa_ptr[i + 1] - h.aa_ptr[i])
+                                          : 0.0;
+    return w + positions * (1.0 + same_spin);
+  }
+
   static std::size_t vector_bytes(const impl::FactoredHost& h) {
     auto b = [](const auto& v) { return v.size() * sizeof(v[0]); };
     return b(h.a_string) + b(h.a_rowbase) + b(h.a_lo) + b(h.a_hi) + b(h.q_rank) + b(h.q_position) + b(h.q_block_end) +
@@ -1629,7 +1683,8 @@ class FactoredHamiltonian {
   bool lists_ = false;
   int team_size_ = 1;
   int slots_ = 1;
-  int ys_rows_ = 1;  // the scatter kernel's copies of a string's row (FactoredOptions::RowCopies)
+  int ys_rows_ = 1;             // the scatter kernel's copies of a string's row (FactoredOptions::RowCopies)
+  bool largest_first_ = false;  // the teams' order (FactoredOptions::TaskOrder)
   int na_ = 0;
 };
 
