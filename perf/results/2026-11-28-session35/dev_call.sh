@@ -29,6 +29,36 @@ case "${1:-}" in
     ncu_of fc-strings $FC FactoredScatterKernel 'fc.fcidump.*ci-factored/alpha-beta/order:strings/iter' "$SM"
     grep -E "sm__cycles" $RES/ncu-fc-*.txt | tee -a $RES/log.txt
     TESTS_BIN=$K4/unit_tests/cispmv_test_cuda tests '*' all 575 ;;
+  b | c)  # the frozen core in four more processes (automatic and string by string, the baselines in each), cispmv ci
+    PREBUILT=.device/cuda-kokkos4-bin.tar.xz prebuilt
+    for i in 1 2 3 4; do bench $1-fc$i $FC "$BASE|ci-factored/(iter|alpha-beta/iter|order:strings/iter)" "" $(( 50 * i + 20 )); done
+    CLI=$K4/src/app/cispmv ci ae "unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps"
+    CLI=$K4/src/app/cispmv ci fc "unit_tests/data/h2o_631g_fc.fcidump --level 8 --all-irreps"
+    TESTS_BIN=$K4/unit_tests/cispmv_test_cuda tests '*Factored*' factored 400 ;;
+  d)  # the teams largest first with the frozen core's other shapes: the same-spin terms in the teams (lists) or the
+      # dense products after the kernel, parts 1-4 at B 8 and 16, teams of 64 and 256; two processes, baselines in each
+    PREBUILT=.device/cuda-kokkos4-bin.tar.xz prebuilt
+    D='ci-factored/(iter|ss:lists/iter|ss:gemm/serial|scatter/parts:[1234]/batch:(8|16)/iter|scatter/team)'
+    for i in 1 2; do bench $1-fc$i $FC "$BASE|$D" "" $(( 90 * i + 20 )); done ;;
+  e)  # the committed code under Kokkos 3.4.01 (build/cuda, the default build): every CUDA test, the frozen core (both
+      # orders, the baselines) and the all-electron product
+    PREBUILT=.device/cuda-bin.tar.xz prebuilt
+    B=build/cuda/perf/spmv_bench
+    tests '*' all 200
+    bench e-fc $FC "$BASE|$ORDER" "" 300
+    ITERS=10 bench e-ae $AE "ci-factored/(iter|alpha-beta/iter|order:strings)" "" 450 ;;
+  f)  # (issue 14, nothing changed for it) several vectors on the frozen core under Kokkos 3.4 (e's programs): csell's
+      # block products at k = 1-16 against its single vector, Kokkos Kernels' rank-2 spmv and cuSPARSE SpMM, two processes
+    PREBUILT=.device/cuda-bin.tar.xz prebuilt
+    B=build/cuda/perf/spmv_bench
+    for i in 1 2; do bench f-fc$i $FC "block/|csell/automatic" "--vectors 1,2,4,8,16" $(( 120 * i + 20 )); done ;;
+  g)  # (asked of an H200) the frozen core twice and the all-electron matrix, each with the baselines in its process
+      # (csell too), both orders; cispmv ci
+    PREBUILT=.device/cuda-kokkos4-bin.tar.xz prebuilt
+    for i in 1 2; do bench g-fc$i $FC "$BASE|csell/automatic/lanes:1/sort:64/|$ORDER" "" $(( 40 * i + 20 )); done
+    ITERS=10 bench g-ae $AE "$BASE|csell/automatic/lanes:1/sort:64/|ci-factored/(iter|alpha-beta/iter|order:strings)" "" 480
+    CLI=$K4/src/app/cispmv ci ae "unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps"
+    CLI=$K4/src/app/cispmv ci fc "unit_tests/data/h2o_631g_fc.fcidump --level 8 --all-irreps" ;;
   *) echo "dev_call.sh: unknown call '${1:-}'"; exit 2 ;;
 esac
 pack
