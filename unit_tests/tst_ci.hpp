@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <random>
 #include <sstream>
@@ -603,6 +604,7 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
                       {Variant{Kernel::scatter, 1, 0, false, 0, true}, Variant{Kernel::mma, 1, 0, false, 64, true},
                        Variant{Kernel::scatter, 0, 0, false, 0, true, Launches::serial}});
     }
+    std::vector<Kernel> ordered;  // kernels whose largest-first order was compared with the string order
     for (const Variant& v : variants) {
       cispmv::ci::FactoredOptions options;
       options.kernel = v.kernel;
@@ -620,6 +622,23 @@ TEST(TEST_CATEGORY, CiFactoredHamiltonianIsTheAssembledProduct) {
       const cispmv::ci::FactoredHamiltonian<TEST_EXECSPACE> F(TEST_EXECSPACE(), dump, space, options);
       EXPECT_EQ(F.largest_first(),
                 same_spin_kernel && (v.order == Order::largest_first || (v.order == Order::automatic && gpu)));
+      // each team's estimated work, in launch order: largest first where asked, the same teams either way (once per
+      // kernel and space against the string order; the product below checks that no team is lost or repeated)
+      const std::vector<double>& work = F.team_work();
+      EXPECT_EQ(work.empty(), !same_spin_kernel);
+      if (F.largest_first()) {
+        EXPECT_TRUE(std::is_sorted(work.begin(), work.end(), std::greater<double>()));
+      }
+      if (F.largest_first() && std::find(ordered.begin(), ordered.end(), v.kernel) == ordered.end()) {
+        ordered.push_back(v.kernel);
+        options.task_order = Order::strings;
+        const cispmv::ci::FactoredHamiltonian<TEST_EXECSPACE> G(TEST_EXECSPACE(), dump, space, options);
+        std::vector<double> other = G.team_work();
+        EXPECT_FALSE(G.largest_first());
+        ASSERT_EQ(other.size(), work.size());
+        std::sort(other.begin(), other.end(), std::greater<double>());
+        EXPECT_EQ(other, work);
+      }
       // (copies on CUDA only, in the table's walk; automatic takes them where they fit 32 KB)
       const bool cuda_walk =
           cispmv::impl::warp_mma_runs<TEST_EXECSPACE> && gpu && v.kernel == Kernel::scatter && !v.lists;

@@ -1457,7 +1457,11 @@ class FactoredHamiltonian {
         ia = permuted(ia);
         part = permuted(part);
         count = permuted(count);
+        std::vector<double> sorted(work.size());
+        for (std::size_t i = 0; i < order.size(); ++i) sorted[i] = work[order[i]];
+        work.swap(sorted);
       }
+      team_work_ = std::move(work);
       task_ia_ = impl::factored_view<std::int32_t, memory_space>("task_ia", ia);
       task_first_ = impl::factored_view<std::int32_t, memory_space>("task_part", part);
       task_end_ = impl::factored_view<std::int32_t, memory_space>("task_parts", count);
@@ -1530,6 +1534,9 @@ class FactoredHamiltonian {
   int row_copies() const { return ys_rows_; }
   /// Whether the scatter, mma or tile kernel's teams run largest first (FactoredOptions::TaskOrder).
   bool largest_first() const { return largest_first_; }
+  /// The estimated work of each team of the scatter, mma or tile kernel in the order they launch (multiply-adds of the
+  /// alpha-beta sum by position and the team's positions: FactoredOptions::TaskOrder); empty for the other kernels.
+  const std::vector<double>& team_work() const { return team_work_; }
 
   /// y = beta * y + alpha * H x (x and y: rank-1 Views of num_rows() entries in memory_space; y may not
   /// alias x).
@@ -1686,8 +1693,9 @@ class FactoredHamiltonian {
   bool lists_ = false;
   int team_size_ = 1;
   int slots_ = 1;
-  int ys_rows_ = 1;             // the scatter kernel's copies of a string's row (FactoredOptions::RowCopies)
-  bool largest_first_ = false;  // the teams' order (FactoredOptions::TaskOrder)
+  int ys_rows_ = 1;                // the scatter kernel's copies of a string's row (FactoredOptions::RowCopies)
+  bool largest_first_ = false;     // the teams' order (FactoredOptions::TaskOrder)
+  std::vector<double> team_work_;  // their estimated work, in that order
   int na_ = 0;
 };
 

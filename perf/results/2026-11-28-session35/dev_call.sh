@@ -59,6 +59,28 @@ case "${1:-}" in
     ITERS=10 bench g-ae $AE "$BASE|csell/automatic/lanes:1/sort:64/|ci-factored/(iter|alpha-beta/iter|order:strings)" "" 480
     CLI=$K4/src/app/cispmv ci ae "unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps"
     CLI=$K4/src/app/cispmv ci fc "unit_tests/data/h2o_631g_fc.fcidump --level 8 --all-irreps" ;;
+  h)  # the spaces of one irrep (cispmv ci's default: A1, no all-irreps): both orders, the baselines, csell, two
+      # processes of the frozen core, one of the all-electron space
+    PREBUILT=.device/cuda-kokkos4-bin.tar.xz prebuilt
+    FC1=fcidump:unit_tests/data/h2o_631g_fc.fcidump:8
+    AE1=fcidump:unit_tests/data/h2o_631g.fcidump:10
+    H="$BASE|csell/automatic/lanes:1/sort:64/|ci-factored/(iter|alpha-beta/iter|order:strings|alpha-beta/order:strings)"
+    for i in 1 2; do bench h-fc$i $FC1 "$H" "" $(( 40 * i + 20 )); done
+    ITERS=10 bench h-ae $AE1 "$H" "" 300
+    CLI=$K4/src/app/cispmv ci ae "unit_tests/data/h2o_631g.fcidump --level 10"
+    CLI=$K4/src/app/cispmv ci fc "unit_tests/data/h2o_631g_fc.fcidump --level 8" ;;
+  i)  # experiment: the side streams at the greatest priority (CISPMV_EXP_SIDE_PRIORITY=high) against the default,
+      # processes alternating, the frozen core three times each, the all-electron matrix once each; the factored tests
+      # under the switch
+    PREBUILT=.device/cuda-kokkos4-bin.tar.xz prebuilt
+    CISPMV_EXP_SIDE_PRIORITY=high TESTS_BIN=$K4/unit_tests/cispmv_test_cuda tests '*Factored*' factored 80
+    I="$BASE|ci-factored/(iter|alpha-beta/iter)"
+    for r in 1 2 3; do
+      bench i-fc-default$r $FC "$I" "" $(( 80 + 60 * r ))
+      CISPMV_EXP_SIDE_PRIORITY=high bench i-fc-high$r $FC "$I" "" $(( 110 + 60 * r ))
+    done
+    ITERS=10 bench i-ae-default $AE "ci-factored/(iter|alpha-beta/iter)" "" 330
+    CISPMV_EXP_SIDE_PRIORITY=high ITERS=10 bench i-ae-high $AE "ci-factored/(iter|alpha-beta/iter)" "" 380 ;;
   *) echo "dev_call.sh: unknown call '${1:-}'"; exit 2 ;;
 esac
 pack
