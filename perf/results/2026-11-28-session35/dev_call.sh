@@ -81,6 +81,18 @@ case "${1:-}" in
     done
     ITERS=10 bench i-ae-default $AE "ci-factored/(iter|alpha-beta/iter)" "" 330
     CISPMV_EXP_SIDE_PRIORITY=high ITERS=10 bench i-ae-high $AE "ci-factored/(iter|alpha-beta/iter)" "" 380 ;;
+  j)  # i's programs without the switch (its code path then is the committed one): every CUDA test (team_work's test
+      # among them); issue 14's k = 1 and 8 on the frozen core, the eigensolver's csell and the two baselines, two processes
+    PREBUILT=.device/cuda-kokkos4-bin.tar.xz prebuilt
+    TESTS_BIN=$K4/unit_tests/cispmv_test_cuda tests '*' all 150
+    J='csell/automatic/lanes:1/sort:64/|block/k:[18]/(csell-inline-sorted/lanes/|kokkos-kernels|cusparse-spmm)'
+    for i in 1 2; do bench j-fc$i $FC "$J" "--vectors 1,8" $(( 150 + 90 * i )); done ;;
+  k)  # (i's programs, no switch) the frozen core's A1 space (cispmv ci's default; 495 teams at 1 part, less than a wave):
+      # its parts and batches, two processes, the baselines in each
+    PREBUILT=.device/cuda-kokkos4-bin.tar.xz prebuilt
+    FC1=fcidump:unit_tests/data/h2o_631g_fc.fcidump:8
+    K='ci-factored/(iter|alpha-beta/iter|scatter/parts:[1234]/batch:(8|16)/iter|scatter/team)'
+    for i in 1 2; do bench k-fc$i $FC1 "$BASE|$K" "" $(( 60 * i + 20 )); done ;;
   *) echo "dev_call.sh: unknown call '${1:-}'"; exit 2 ;;
 esac
 pack
