@@ -52,11 +52,11 @@ case "${1:-}" in
     PREBUILT=.device/cuda-bin.tar.xz prebuilt
     B=build/cuda/perf/spmv_bench
     for i in 1 2; do bench f-fc$i $FC "block/|csell/automatic" "--vectors 1,2,4,8,16" $(( 120 * i + 20 )); done ;;
-  g)  # (asked of an H200) the frozen core twice and the all-electron matrix, each with the baselines in its process
+  g | l)  # (asked of an H200; l: again, with 36fe75a's programs of j) the frozen core twice and the all-electron matrix, each with the baselines in its process
       # (csell too), both orders; cispmv ci
     PREBUILT=.device/cuda-kokkos4-bin.tar.xz prebuilt
-    for i in 1 2; do bench g-fc$i $FC "$BASE|csell/automatic/lanes:1/sort:64/|$ORDER" "" $(( 40 * i + 20 )); done
-    ITERS=10 bench g-ae $AE "$BASE|csell/automatic/lanes:1/sort:64/|ci-factored/(iter|alpha-beta/iter|order:strings)" "" 480
+    for i in 1 2; do bench $1-fc$i $FC "$BASE|csell/automatic/lanes:1/sort:64/|$ORDER" "" $(( 40 * i + 20 )); done
+    ITERS=10 bench $1-ae $AE "$BASE|csell/automatic/lanes:1/sort:64/|ci-factored/(iter|alpha-beta/iter|order:strings)" "" 480
     CLI=$K4/src/app/cispmv ci ae "unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps"
     CLI=$K4/src/app/cispmv ci fc "unit_tests/data/h2o_631g_fc.fcidump --level 8 --all-irreps" ;;
   h)  # the spaces of one irrep (cispmv ci's default: A1, no all-irreps): both orders, the baselines, csell, two
