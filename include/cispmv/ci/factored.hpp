@@ -137,9 +137,9 @@ struct FactoredOptions {
   /// pairs times positions, and its share of the string's positions; ties in string order). A GPU hands out a
   /// launch's teams in order as its slots free, so the small teams fill the last partial wave instead of the large
   /// ones running alone. `automatic`: `largest_first` on GPUs, `strings` elsewhere (Kokkos' OpenMP team launch is
-  /// scheduled statically: sorted teams would give the first threads the largest). Measured (s35, H100, ten
-  /// processes): the frozen-core H2O/6-31G product 0.135-0.154 ms largest first against 0.163-0.173 string by string,
-  /// the all-electron one 1.02-1.03 against 1.10.
+  /// scheduled statically: sorted teams would give the first threads the largest). Measured (s35, H100, sixteen
+  /// processes on three machines): the frozen-core H2O/6-31G product 0.135-0.154 ms largest first against 0.163-0.173
+  /// string by string, the all-electron one 1.02-1.03 against 1.10 (H200: 0.132 against 0.155, 1.04 against 1.10).
   enum class TaskOrder { automatic, strings, largest_first } task_order = TaskOrder::automatic;
 };
 
