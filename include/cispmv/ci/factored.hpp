@@ -81,7 +81,8 @@ struct FactoredOptions {
   /// determinants; 1 on CPUs; at most 256), beta strings per thread of `teams` (0: as many as keep ~1,024
   /// teams busy; at most 4) and teams per alpha string of `scatter` (0: on GPUs, where the alpha strings' beta
   /// ranges average 256 or more, 2 for 1,024 alpha strings or more, for 384 to 1,023 1 (2 where the teams form no
-  /// same-spin terms: the `gemm` pass, or the alpha-beta sum alone), 4 for fewer; else 1; at
+  /// same-spin terms: the `gemm` pass, or the alpha-beta sum alone), 4 for fewer; where they average less, 2 for fewer
+  /// than 1,024 alpha strings whose teams form no same-spin terms; else 1; at
   /// most the string's batches), of `mma` (0: on GPUs 4 where there are fewer
   /// than 512 alpha strings and their ranges average 256 or more, else 1; its teams on GPUs whole warps, 32 to
   /// 128 threads, 0 for 128) and of `tiles` (0: 1; each takes every parts-th unit of the string; its teams
@@ -768,11 +769,14 @@ struct FactoredScatterKernel {
   }
   std::size_t team_scratch_bytes(const FactoredData<Mem>& d) const { return scratch_bytes(d, ys_rows); }
 
-  // two chains of fused multiply-adds (a multiply, a fused one and an add for each two integrals before s30)
+  // two chains of fused multiply-adds (a multiply, a fused one and an add for each two integrals before s30) over the
+  // batch's first G replacements (the others padding: walk_batch)
+  template <int G>
   KOKKOS_INLINE_FUNCTION static double dot(const Two* g, const double (&z)[B]) {
+    static_assert(G % 2 == 0 && G <= B, "a dot over pairs of the batch's replacements");
     double w0 = 0.0, w1 = 0.0;
     CISPMV_FACTORED_UNROLL
-    for (int k = 0; k < B / 2; ++k) {
+    for (int k = 0; k < G / 2; ++k) {
       const Two v = g[k];
       w0 += v.a * z[2 * k];
       w1 += v.b * z[2 * k + 1];
@@ -787,15 +791,15 @@ struct FactoredScatterKernel {
     if (static_cast<unsigned>(idx) < static_cast<unsigned>(len)) scratch_add(&ys(idx), negative ? -w : w, level, alone);
   }
 
-  // x(ja_k, q) of the batch's strings (in scratch: range and row base each) into z, 0 where q is off a string's range;
-  // whether any is on
-  template <class Strings>
+  // x(ja_k, q) of the batch's first G strings (in scratch: range and row base each) into z, 0 where q is off a string's
+  // range and past the G; whether any is on
+  template <int G, class Strings>
   KOKKOS_INLINE_FUNCTION bool load_sources(const Strings& strings, int q, double (&z)[B]) const {
     const int kb = d.q_rank(q), pos = d.q_position(q);
     bool any = false;
     CISPMV_FACTORED_UNROLL
     for (int k = 0; k < B; ++k) {
-      const bool in = static_cast<std::uint64_t>(q - strings(k)) < static_cast<std::uint64_t>(strings(B + k));
+      const bool in = k < G && static_cast<std::uint64_t>(q - strings(k)) < static_cast<std::uint64_t>(strings(B + k));
       z[k] = in ? x(d.a_rowbase(strings(2 * B + k) + kb) + pos) : 0.0;
       any = any || in;
     }
@@ -809,7 +813,7 @@ struct FactoredScatterKernel {
   // (the table by rows: FactoredTable::rows, as the constructor builds it for this kernel)
   // Rows: ys is this warp's copy of the row, the lanes of `mask` walk together (`live` false: nothing to add) and the
   // adds are impl::warp_row_add's plain ones.
-  template <bool Shared, bool Rows = false>
+  template <int G, bool Shared, bool Rows = false>
   KOKKOS_INLINE_FUNCTION void walk_table(double* ys, const Two* g, const double (&z)[B], int q, int m0, int mc,
                                          int lo_a, int len_a, bool alone, bool live = true,
                                          unsigned mask = 0xffffffffu) const {
@@ -828,7 +832,7 @@ struct FactoredScatterKernel {
         const int idx = (e[u] >> 1) - lo_a;  // ((-1 >> 1) - lo_a < 0)
         on[u] = live && static_cast<unsigned>(idx) < static_cast<unsigned>(len_a);
         p[u] = ys + (on[u] ? idx : 0);
-        const double v = dot(g + static_cast<std::ptrdiff_t>(ml + u) * row_twos, z);
+        const double v = dot<G>(g + static_cast<std::ptrdiff_t>(ml + u) * row_twos, z);
         w[u] = e[u] & 1 ? -v : v;
       }
       if (Rows) {
@@ -846,7 +850,7 @@ struct FactoredScatterKernel {
       const int idx = (*tab >> 1) - lo_a;
       const bool in = live && static_cast<unsigned>(idx) < static_cast<unsigned>(len_a);
       if (Rows) {  // (every lane to the add: it orders the warp)
-        const double v = dot(g + static_cast<std::ptrdiff_t>(ml) * row_twos, z);
+        const double v = dot<G>(g + static_cast<std::ptrdiff_t>(ml) * row_twos, z);
         double* const p[1] = {ys + (in ? idx : 0)};
         const double w[1] = {*tab & 1 ? -v : v};
         const bool on[1] = {in};
@@ -854,7 +858,7 @@ struct FactoredScatterKernel {
         continue;
       }
       if (!in) continue;
-      const double v = dot(g + static_cast<std::ptrdiff_t>(ml) * row_twos, z);
+      const double v = dot<G>(g + static_cast<std::ptrdiff_t>(ml) * row_twos, z);
       double* const p[1] = {ys + idx};
       const double w[1] = {*tab & 1 ? -v : v};
       const bool on[1] = {true};
@@ -864,6 +868,61 @@ struct FactoredScatterKernel {
         scratch_add(p[0], w[0], 1, alone);
       }
     }
+  }
+
+  // A batch's products at its source positions lo_b + [0, len_b), over its first G replacements: into this warp's copy
+  // of the row (`mine`, ys_rows > 1), else into ys
+  template <int G>
+  KOKKOS_INLINE_FUNCTION void walk_batch(const Scratch& ys, double* const mine, const ScratchOf<std::int64_t>& strings,
+                                         const Two* const g, const int t, const int T, const int lane, const int cls,
+                                         const int m0, const int mc, const int lo_b, const int len_b, const int lo_a,
+                                         const int len_a) const {
+    if (mine != nullptr) {
+      // copies: the lanes of a warp that take a position in this round (`mask`: those before the range's end) walk
+      // together, the adds ordering them (a loop in which every lane ran every round, lanes past the range with
+      // nothing to add, made the walk ~20 % slower: s34-d, and the micro-benchmark's s34-b3)
+      for (int k0 = t; k0 < len_b; k0 += T) {
+        const int q = lo_b + k0;
+        double z[B];
+        const bool any = load_sources<G>(strings, q, z);
+        const int left = len_b - (k0 - lane);  // positions from the warp's first lane's on
+        const unsigned mask = left >= 32 ? 0xffffffffu : (1u << left) - 1u;
+        walk_table<G, true, true>(mine, in_shared(g), z, q, m0, mc, lo_a, len_a, false, any, mask);
+      }
+      return;
+    }
+    for (int k0 = t; k0 < len_b; k0 += T) {
+      const int q = lo_b + k0;
+      double z[B];
+      if (!load_sources<G>(strings, q, z)) continue;
+      if (Lists) {
+        // q's replacements of the class (target, sign, pair), each read one ahead; the integrals a
+        // gather of the pair's row
+        const std::int64_t be = d.be_ptr(static_cast<std::int64_t>(cls) * d.slices + (q >> 5));
+        const int count = d.be_count(static_cast<std::int64_t>(cls) * d.nb + q);
+        std::uint32_t next = count > 0 ? d.be_data(FactoredData<Mem>::sliced(be, q, 0)) : 0u;
+        for (int i = 0; i < count; ++i) {
+          const std::uint32_t e = next;
+          if (i + 1 < count) next = d.be_data(FactoredData<Mem>::sliced(be, q, i + 1));
+          const double w = dot<G>(g + static_cast<std::ptrdiff_t>(e & ((1u << factored_pair_bits) - 1)) * row_twos, z);
+          scatter(ys, static_cast<int>(e >> factored_position_shift) - lo_a, len_a, (e >> factored_pair_bits) & 1u, w,
+                  level, T == 1);
+        }
+      } else if (level == 0) {
+        walk_table<G, true>(in_shared(ys.data()), in_shared(g), z, q, m0, mc, lo_a, len_a, T == 1);
+      } else {
+        walk_table<G, false>(ys.data(), g, z, q, m0, mc, lo_a, len_a, T == 1);
+      }
+    }
+  }
+
+  // walk_batch over the batch's first `walked` replacements (even, G to B): an instantiation for each
+  template <int G, class... Args>
+  KOKKOS_INLINE_FUNCTION void walk_upto(const int walked, const Args&... args) const {
+    if constexpr (G < B) {
+      if (walked > G) return walk_upto<G + 2>(walked, args...);
+    }
+    walk_batch<G>(args...);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
@@ -909,43 +968,14 @@ struct FactoredScatterKernel {
         strings(2 * B + k) = ja < 0 ? 0 : static_cast<std::int64_t>(ja) * d.nkb;
       }
       m.team_barrier();
-      const Two* const g = integrals.data();
-      if (rows > 1) {
-        // copies: the lanes of a warp that take a position in this round (`mask`: those before the range's end) walk
-        // together, the adds ordering them (a loop in which every lane ran every round, lanes past the range with
-        // nothing to add, made the walk ~20 % slower: s34-d, and the micro-benchmark's s34-b3)
-        for (int k0 = t; k0 < len_b; k0 += T) {
-          const int q = lo_b + k0;
-          double z[B];
-          const bool any = load_sources(strings, q, z);
-          const int left = len_b - (k0 - lane);  // positions from the warp's first lane's on
-          const unsigned mask = left >= 32 ? 0xffffffffu : (1u << left) - 1u;
-          walk_table<true, true>(mine, in_shared(g), z, q, m0, mc, lo_a, len_a, false, any, mask);
-        }
-        continue;
-      }
-      for (int k0 = t; k0 < len_b; k0 += T) {
-        const int q = lo_b + k0;
-        double z[B];
-        if (!load_sources(strings, q, z)) continue;
-        if (Lists) {
-          // q's replacements of the class (target, sign, pair), each read one ahead; the integrals a
-          // gather of the pair's row
-          const std::int64_t be = d.be_ptr(static_cast<std::int64_t>(cls) * d.slices + (q >> 5));
-          const int count = d.be_count(static_cast<std::int64_t>(cls) * d.nb + q);
-          std::uint32_t next = count > 0 ? d.be_data(FactoredData<Mem>::sliced(be, q, 0)) : 0u;
-          for (int i = 0; i < count; ++i) {
-            const std::uint32_t e = next;
-            if (i + 1 < count) next = d.be_data(FactoredData<Mem>::sliced(be, q, i + 1));
-            const double w = dot(g + static_cast<std::ptrdiff_t>(e & ((1u << factored_pair_bits) - 1)) * row_twos, z);
-            scatter(ys, static_cast<int>(e >> factored_position_shift) - lo_a, len_a, (e >> factored_pair_bits) & 1u, w,
-                    level, T == 1);
-          }
-        } else if (level == 0) {
-          walk_table<true>(in_shared(ys.data()), in_shared(g), z, q, m0, mc, lo_a, len_a, T == 1);
-        } else {
-          walk_table<false>(ys.data(), g, z, q, m0, mc, lo_a, len_a, T == 1);
-        }
+      // the batch's last live replacement: those past it are padding (or strings that pair with no position) whose x
+      // and integrals add nothing, so the walk's products stop at it (s36: the batches of the frozen core are 62 % live
+      // at B = 16, 96 % up to their last live pair of replacements)
+      int used = B;
+      while (used > 0 && strings(B + used - 1) == 0) --used;
+      if (used > 0) {
+        walk_upto<2>((used + 1) / 2 * 2, ys, mine, strings, integrals.data(), t, T, lane, cls, m0, mc, lo_b, len_b,
+                     lo_a, len_a);
       }
     }
     m.team_barrier();
@@ -1390,7 +1420,10 @@ class FactoredHamiltonian {
       // 4 parts against 1, all-electron 1.93 against 2.21, frozen core 0.273 against 0.298; its A1 (ranges
       // of ~124) 0.105 with 1 part, 4 parts at batch 8 0.140. Where the teams form no same-spin terms (the dense
       // products, or the alpha-beta sum alone) the frozen core takes 2 as well: s33-b and s33-c (H100, two calls),
-      // the dense products beside the kernel, 0.179 ms with 2 parts against 0.187 / 0.186 with 1
+      // the dense products beside the kernel, 0.179 ms with 2 parts against 0.187 / 0.186 with 1. Short ranges
+      // (average under 256) with fewer than 1,024 strings and no same-spin terms in the teams take 2 too: the frozen
+      // core's A1 (495 strings, ranges of ~124: 495 teams, less than a wave), 2 parts against 1 0.081 / 0.078 against
+      // 0.092 / 0.087 (s35-k), 0.069 / 0.078 against 0.077 / 0.083 (s36-b, the walk to the last live replacement)
       // mma: teams of 4 warps, 4 teams per alpha string where there are fewer than 512 alpha strings whose
       // ranges average 256 or more, else 1; the teams of an alpha string share its tiles of positions
       // (s28-m2, H100, measured with H_alpha (x) 1 by products, since taken out: the frozen core's 495 strings
@@ -1398,13 +1431,14 @@ class FactoredHamiltonian {
       // with 4; the all-electron's 1,287 strings 2.18 with 1, 2.37 with 4)
       team_size_ = tiles ? 1 : options.team_size > 0 ? options.team_size : cispmv::impl::is_gpu_space_v<Exec> ? 128 : 1;
       const double mean_range = static_cast<double>(h.rows) / std::max(1, h.na);
-      const int parts = options.parts > 0          ? options.parts
-                        : mma                      ? (gpu && h.na < 512 && mean_range >= 256 ? 4 : 1)
-                        : tiles                    ? 1
-                        : gpu && mean_range >= 256 ? (h.na >= 1024 || (h.na >= 384 && !d_.same_spin) ? 2
-                                                      : h.na >= 384                                  ? 1
-                                                                                                     : 4)
-                                                   : 1;
+      const int parts = options.parts > 0                     ? options.parts
+                        : mma                                 ? (gpu && h.na < 512 && mean_range >= 256 ? 4 : 1)
+                        : tiles                               ? 1
+                        : gpu && mean_range >= 256            ? (h.na >= 1024 || (h.na >= 384 && !d_.same_spin) ? 2
+                                                                 : h.na >= 384                                  ? 1
+                                                                                                                : 4)
+                        : gpu && h.na < 1024 && !d_.same_spin ? 2
+                                                              : 1;
       // copies of the row, one a warp (CUDA's level 0, teams of whole warps, the table's walk)
       using RowOptions = FactoredOptions::RowCopies;
       if (kernel_ == K::scatter && !lists_ && impl::warp_mma_runs<Exec> && gpu &&
@@ -1639,16 +1673,27 @@ class FactoredHamiltonian {
   }
 
   // the estimated work of part k of p of alpha string a's team (FactoredOptions::TaskOrder): the alpha-beta sum's
-  // multiply-adds by position (scatter: the pairs of each of its batches' class times the batch's positions; mma and
-  // tiles: a unit's pairs times its k-steps times its positions, mma's parts splitting each unit's positions), and its
-  // share of the string's positions, which it writes and, without the dense products, whose same-spin terms it forms
+  // multiply-adds by position (scatter: the pairs of each of its batches' class times the batch's positions, weighed by
+  // the replacements its walk takes; mma and tiles: a unit's pairs times its k-steps times its positions, mma's parts
+  // splitting each unit's positions), and its share of the string's positions, which it writes and, without the dense
+  // products, whose same-spin terms it forms
   double task_work(const impl::FactoredHost& h, int a, int k, int p, FactoredOptions::Kernel kernel) const {
     const auto i = static_cast<std::size_t>(a);
     double w = 0.0;
     if (d_.alpha_beta && kernel == FactoredOptions::Kernel::scatter) {
+      const int B = h.batch;
       for (std::int64_t b = h.ab_ptr[i] + k; b < h.ab_ptr[i + 1]; b += p) {
         const auto c = static_cast<std::size_t>(h.ab_class[static_cast<std::size_t>(b)]);
-        w += static_cast<double>(h.cls_ptr[c + 1] - h.cls_ptr[c]) * h.ab_len[static_cast<std::size_t>(b)];
+        // its steps walk the replacements up to the last live one, in pairs (FactoredScatterKernel::walk_upto): a step
+        // is the table's load and the add (~3 shared-memory wavefronts) and a broadcast of each two integrals
+        int used = B;
+        for (; used > 0; --used) {
+          const std::int32_t ja = h.ab_ja[static_cast<std::size_t>(b * B + used - 1)];
+          if (ja >= 0 && h.a_hi[static_cast<std::size_t>(ja)] > h.a_lo[static_cast<std::size_t>(ja)]) break;
+        }
+        const int walked = (used + 1) / 2 * 2;
+        w += static_cast<double>(h.cls_ptr[c + 1] - h.cls_ptr[c]) * h.ab_len[static_cast<std::size_t>(b)] *
+             (3.0 + walked / 2.0) / (3.0 + B / 2.0);
       }
     } else if (d_.alpha_beta) {
       const bool mma = kernel == FactoredOptions::Kernel::mma;
