@@ -297,7 +297,7 @@ FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace
         const auto per = static_cast<std::size_t>(batch);
         for (std::size_t k = 0; k < reps.size(); k += per) {
           h.ab_class.push_back(static_cast<std::uint8_t>(c));
-          int lo = std::numeric_limits<int>::max(), hi = 0;
+          int lo = std::numeric_limits<int>::max(), hi = 0, live = 0;
           for (std::size_t r = k; r < k + per; ++r) {
             const Rep rep = r < reps.size() ? reps[r] : Rep{-1, 0, 0.0};
             h.ab_ja.push_back(rep.ja);
@@ -306,8 +306,10 @@ FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace
             if (rep.ja >= 0 && h.a_hi[static_cast<std::size_t>(rep.ja)] > h.a_lo[static_cast<std::size_t>(rep.ja)]) {
               lo = std::min(lo, h.a_lo[static_cast<std::size_t>(rep.ja)]);
               hi = std::max(hi, h.a_hi[static_cast<std::size_t>(rep.ja)]);
+              live = static_cast<int>(r - k) + 1;
             }
           }
+          h.ab_walked.push_back(static_cast<std::uint8_t>((live + 1) / 2 * 2));
           if (hi == 0) lo = 0;  // no string of the batch pairs with any beta string
           h.ab_lo.push_back(lo);
           h.ab_len.push_back(hi - lo);
@@ -371,10 +373,18 @@ FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace
   }
 
   const auto np = static_cast<std::size_t>(h.num_pairs);
-  h.eri.resize(np * np);
+  h.eri.assign((np + static_cast<std::size_t>(h.na)) * np, 0.0);
   for (std::size_t pq = 0; pq < np; ++pq) {
     for (std::size_t rs = 0; rs < np; ++rs) {
       h.eri[pq * np + rs] = integrals.two_electron[pq >= rs ? pq * (pq + 1) / 2 + rs : rs * (rs + 1) / 2 + pq];
+    }
+  }
+  // the diagonal replacement's rows, one an alpha string: the sum over its occupied p of (pp|rs), p ascending
+  for (std::size_t a = 0; a < static_cast<std::size_t>(h.na); ++a) {
+    double* const row = h.eri.data() + (np + a) * np;
+    for (std::uint64_t s = space.alpha.strings[a]; s != 0; s &= s - 1) {
+      const auto pp = static_cast<std::size_t>(lowest_bit(s));
+      for (std::size_t rs = 0; rs < np; ++rs) row[rs] += h.eri[(pp * (pp + 1) / 2 + pp) * np + rs];
     }
   }
   if (same_spin_gemm) {

@@ -210,8 +210,13 @@ struct FactoredHost {
   std::vector<std::int32_t> ab_ja, ab_pair;
   std::vector<double> ab_sign;
   std::vector<std::int32_t> ab_lo, ab_len;  ///< per batch: the union of its strings' ranges of q
-  int max_batch_range = 0;                  ///< largest ab_len
-  std::vector<double> eri;                  ///< (pq|rs) as a num_pairs x num_pairs square
+  /// per batch: its replacements up to the last live one (a string that pairs with some position), rounded up to an
+  /// even count (0: none; FactoredScatterKernel walks only these)
+  std::vector<std::uint8_t> ab_walked;
+  int max_batch_range = 0;  ///< largest ab_len
+  /// (pq|rs) as a num_pairs x num_pairs square, then a row per alpha string ia (row num_pairs + ia): the diagonal
+  /// replacement's sum over the string's occupied p of (pp|rs)
+  std::vector<double> eri;
   // the scatter kernel's view of the beta replacements: pairs by class (cls_pair[cls_ptr[c]..cls_ptr[c + 1]))
   // and, per pair of that order m and position q, the target position and sign of the pair's replacement
   // in q's string (E_rs or E_sr, whichever the string allows; E_rr keeps an occupied r):
@@ -281,7 +286,7 @@ struct FactoredData {
   Kokkos::View<std::int64_t*, Mem> a_rowbase, aa_ptr, bb_ptr, be_ptr, ab_ptr, mu_ptr, mu_batch;
   Kokkos::View<std::int32_t*, Mem> a_lo, a_hi, q_position, q_block_end, aa_col, bb_count, bb_col, be_count, ab_ja,
       ab_pair, ab_lo, ab_len, cls_ptr, cls_pair, pair_slot, table, mu_ksteps, mu_pair, mu_pairs, mu_lo, mu_len;
-  Kokkos::View<std::uint8_t*, Mem> q_rank, ab_class;
+  Kokkos::View<std::uint8_t*, Mem> q_rank, ab_class, ab_walked;
   Kokkos::View<double*, Mem> aa_val, bb_val, ab_sign, eri;
   Kokkos::View<std::uint32_t*, Mem> be_data;
 
@@ -330,6 +335,7 @@ struct FactoredData {
         mu_len(factored_view<std::int32_t, Mem>("mu_len", h.mu_len)),
         q_rank(factored_view<std::uint8_t, Mem>("q_rank", h.q_rank)),
         ab_class(factored_view<std::uint8_t, Mem>("ab_class", h.ab_class)),
+        ab_walked(factored_view<std::uint8_t, Mem>("ab_walked", h.ab_walked)),
         aa_val(factored_view<double, Mem>("aa_val", h.aa_val)),
         bb_val(factored_view<double, Mem>("bb_val", h.bb_val)),
         ab_sign(factored_view<double, Mem>("ab_sign", h.ab_sign)),
@@ -362,16 +368,12 @@ struct FactoredData {
       len[r] = ja[r] < 0 ? 0 : a_hi(ja[r]) - lo[r];
     }
   }
-  /// (pq|rs) for the alpha pair `pair` of alpha string ia: the diagonal sentinel sums the string's
-  /// occupied (pp|rs).
+  /// (pq|rs) for the alpha pair `pair` of alpha string ia: the diagonal sentinel (pair num_pairs) the string's sum of
+  /// its occupied (pp|rs), a row of its own (one load where a loop over the occupied orbitals held up the batch's
+  /// staging: s36-g)
   KOKKOS_INLINE_FUNCTION double weight(std::int32_t ia, int pair, int rs) const {
-    if (pair < num_pairs) return eri(static_cast<std::int64_t>(pair) * num_pairs + rs);
-    double g = 0.0;
-    for (std::uint64_t s = a_string(ia); s != 0; s &= s - 1) {
-      const int p = cispmv::impl::lowest_bit(s);
-      g += eri(static_cast<std::int64_t>(p * (p + 1) / 2 + p) * num_pairs + rs);
-    }
-    return g;
+    const std::int64_t row = pair < num_pairs ? pair : static_cast<std::int64_t>(num_pairs) + ia;
+    return eri(row * num_pairs + rs);
   }
 };
 
@@ -948,16 +950,22 @@ struct FactoredScatterKernel {
     // alpha-beta, formed at the source positions and scattered to their targets
     const std::int64_t ab_end = d.alpha_beta ? d.ab_ptr(ia + 1) : d.ab_ptr(ia);
     for (std::int64_t b = d.ab_ptr(ia) + part; b < ab_end; b += parts) {
+      // the batch's replacements up to its last live one, in pairs: those past it are padding (or strings that pair
+      // with no position) whose x and integrals add nothing, so neither their integrals are staged nor their products
+      // walked (s36: the frozen core's batches are 62 % live at B = 16, 96 % so)
+      const int walked = d.ab_walked(b);
+      if (walked == 0) continue;  // (the team's threads alike)
       const int cls = d.ab_class(b);
       const int m0 = d.cls_ptr(cls), mc = d.cls_ptr(cls + 1) - m0;
       const int lo_b = d.ab_lo(b), len_b = d.ab_len(b);
       m.team_barrier();  // (the previous batch's integrals are read)
       for (int i = t; i < mc * B; i += T) {
+        if (i % B >= walked) continue;
         const std::int64_t r = b * B + i % B;
-        const double sign = d.ab_sign(r);
         const int pair = d.cls_pair(m0 + i / B);
         Two& two = integrals((Lists ? pair : i / B) * row_twos + (i % B) / 2);
-        (i % 2 == 0 ? two.a : two.b) = sign == 0.0 ? 0.0 : sign * d.weight(ia, d.ab_pair(r), pair);
+        // (padding within the walked: sign 0, pair 0)
+        (i % 2 == 0 ? two.a : two.b) = d.ab_sign(r) * d.weight(ia, d.ab_pair(r), pair);
       }
       // the batch's strings: range of q and where their rows start, in scratch (registers are kept for
       // x's values)
@@ -968,15 +976,7 @@ struct FactoredScatterKernel {
         strings(2 * B + k) = ja < 0 ? 0 : static_cast<std::int64_t>(ja) * d.nkb;
       }
       m.team_barrier();
-      // the batch's last live replacement: those past it are padding (or strings that pair with no position) whose x
-      // and integrals add nothing, so the walk's products stop at it (s36: the batches of the frozen core are 62 % live
-      // at B = 16, 96 % up to their last live pair of replacements)
-      int used = B;
-      while (used > 0 && strings(B + used - 1) == 0) --used;
-      if (used > 0) {
-        walk_upto<2>((used + 1) / 2 * 2, ys, mine, strings, integrals.data(), t, T, lane, cls, m0, mc, lo_b, len_b,
-                     lo_a, len_a);
-      }
+      walk_upto<2>(walked, ys, mine, strings, integrals.data(), t, T, lane, cls, m0, mc, lo_b, len_b, lo_a, len_a);
     }
     m.team_barrier();
     for (int k = t; rows > 1 && k < len_a; k += T) {  // the warps' copies into the first (ordered before any other
@@ -1686,12 +1686,7 @@ class FactoredHamiltonian {
         const auto c = static_cast<std::size_t>(h.ab_class[static_cast<std::size_t>(b)]);
         // its steps walk the replacements up to the last live one, in pairs (FactoredScatterKernel::walk_upto): a step
         // is the table's load and the add (~3 shared-memory wavefronts) and a broadcast of each two integrals
-        int used = B;
-        for (; used > 0; --used) {
-          const std::int32_t ja = h.ab_ja[static_cast<std::size_t>(b * B + used - 1)];
-          if (ja >= 0 && h.a_hi[static_cast<std::size_t>(ja)] > h.a_lo[static_cast<std::size_t>(ja)]) break;
-        }
-        const int walked = (used + 1) / 2 * 2;
+        const int walked = h.ab_walked[static_cast<std::size_t>(b)];
         w += static_cast<double>(h.cls_ptr[c + 1] - h.cls_ptr[c]) * h.ab_len[static_cast<std::size_t>(b)] *
              (3.0 + walked / 2.0) / (3.0 + B / 2.0);
       }
@@ -1716,9 +1711,9 @@ class FactoredHamiltonian {
     return b(h.a_string) + b(h.a_rowbase) + b(h.a_lo) + b(h.a_hi) + b(h.q_rank) + b(h.q_position) + b(h.q_block_end) +
            b(h.aa_ptr) + b(h.aa_col) + b(h.aa_val) + b(h.bb_ptr) + b(h.bb_count) + b(h.bb_col) + b(h.bb_val) +
            b(h.be_ptr) + b(h.be_count) + b(h.be_data) + b(h.ab_ptr) + b(h.ab_class) + b(h.ab_ja) + b(h.ab_pair) +
-           b(h.ab_sign) + b(h.ab_lo) + b(h.ab_len) + b(h.eri) + b(h.cls_ptr) + b(h.cls_pair) + b(h.pair_slot) +
-           b(h.table) + b(h.mu_ptr) + b(h.mu_batch) + b(h.mu_ksteps) + b(h.mu_pair) + b(h.mu_pairs) + b(h.mu_lo) +
-           b(h.mu_len);
+           b(h.ab_sign) + b(h.ab_lo) + b(h.ab_len) + b(h.ab_walked) + b(h.eri) + b(h.cls_ptr) + b(h.cls_pair) +
+           b(h.pair_slot) + b(h.table) + b(h.mu_ptr) + b(h.mu_batch) + b(h.mu_ksteps) + b(h.mu_pair) + b(h.mu_pairs) +
+           b(h.mu_lo) + b(h.mu_len);
   }
 
   Exec exec_;

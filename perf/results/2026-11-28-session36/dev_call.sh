@@ -89,6 +89,28 @@ case "${1:-}" in
     ncu_of fc-sections $FC FactoredScatterKernel 'fc.fcidump.*ci-factored/alpha-beta/iter' \
       "--section LaunchStats --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis --section SpeedOfLight --section InstructionStats --section ComputeWorkloadAnalysis --section SchedulerStats --metrics l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sector_hit_rate.pct,smsp__inst_executed.sum"
     ncu_src fc $FC FactoredScatterKernel 'fc.fcidump.*ci-factored/alpha-beta/iter' ;;
+  h | i)  # the batch's integrals staged without a chain of loads (the new programs: spmv_bench and the CUDA tests)
+      # against the committed 1fee014's spmv_bench (.device/spmv_bench-before.xz, d's program), processes in turn, the
+      # baselines in each: FC four times each, AE twice each, FC1 and AE1 once each; every CUDA test; ncu's
+      # source page of the new kernel (h: an H100, i: an H200)
+    PREBUILT=.device/cuda-kokkos4-bin.tar.xz prebuilt
+    xz -dc .device/spmv_bench-before.xz > /tmp/spmv_bench-before && chmod +x /tmp/spmv_bench-before
+    TESTS_BIN=$K4/unit_tests/cispmv_test_cuda tests '*' all 100
+    NEW=$B
+    for r in 1 2 3 4; do
+      B=$NEW bench $1-fc-new$r $FC "$F" "" $(( 100 + 10 * r ))
+      B=/tmp/spmv_bench-before bench $1-fc-before$r $FC "$F" "" $(( 105 + 10 * r ))
+    done
+    for r in 1 2; do
+      B=$NEW ITERS=10 bench $1-ae-new$r $AE "$F" "" $(( 150 + 60 * r ))
+      B=/tmp/spmv_bench-before ITERS=10 bench $1-ae-before$r $AE "$F" "" $(( 180 + 60 * r ))
+    done
+    B=$NEW bench $1-fc1-new $FC1 "$F" "" 290
+    B=/tmp/spmv_bench-before bench $1-fc1-before $FC1 "$F" "" 300
+    B=$NEW ITERS=10 bench $1-ae1-new $AE1 "$F" "" 320
+    B=/tmp/spmv_bench-before ITERS=10 bench $1-ae1-before $AE1 "$F" "" 340
+    B=$NEW
+    ncu_src fc-new $FC FactoredScatterKernel 'fc.fcidump.*ci-factored/alpha-beta/iter' ;;
   *) echo "dev_call.sh: unknown call '${1:-}'"; exit 2 ;;
 esac
 pack
