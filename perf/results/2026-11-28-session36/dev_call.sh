@@ -111,6 +111,16 @@ case "${1:-}" in
     B=/tmp/spmv_bench-before ITERS=10 bench $1-ae1-before $AE1 "$F" "" 340
     B=$NEW
     ncu_src fc-new $FC FactoredScatterKernel 'fc.fcidump.*ci-factored/alpha-beta/iter' ;;
+  j)  # 88f12d0's code under Kokkos 3.4.01 (build/cuda, the default build, host code -O0): every CUDA test; the frozen
+      # core twice and the all-electron matrix once with the baselines; cispmv ci
+    PREBUILT=.device/cuda-bin.tar.xz prebuilt
+    B=build/cuda/perf/spmv_bench
+    tests '*' all 200
+    for r in 1 2; do bench j-fc$r $FC "$F" "" $(( 220 + 20 * r )); done
+    ITERS=10 bench j-ae $AE "$F" "" 330
+    CLI=build/cuda/src/app/cispmv ci ae "unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps"
+    CLI=build/cuda/src/app/cispmv ci fc "unit_tests/data/h2o_631g_fc.fcidump --level 8 --all-irreps"
+    CLI=build/cuda/src/app/cispmv ci ae1 "unit_tests/data/h2o_631g.fcidump --level 10" ;;
   *) echo "dev_call.sh: unknown call '${1:-}'"; exit 2 ;;
 esac
 pack
