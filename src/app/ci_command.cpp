@@ -282,14 +282,19 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
   // Whether the factored Hamiltonian (the fallback of --format auto where the matrix does not fit) fits:
   // its lists take megabytes, the Davidson's vectors are what is large (with a guard per irrep of the
   // space: `guards`, or before the space is built the irreps the orbitals' irreps can make).
-  // On a GPU add the scatter kernel's table: 4 bytes per orbital pair and beta string (at most all strings of
-  // N_beta electrons).
+  // On a GPU add the scatter kernel's table, 4 bytes per orbital pair and beta string, and the diagonal
+  // replacement's integrals, 8 bytes per orbital pair and alpha string (at most all strings of N_beta, N_alpha
+  // electrons).
   const double factored_table = [&] {
     if (on_host) return 0.0;
-    double strings = 1.0;
-    const int n = dump.num_orbitals, k = (dump.num_electrons - dump.ms2) / 2;
-    for (int i = 0; i < k; ++i) strings = strings * (n - i) / (i + 1);
-    return 4.0 * strings * n * (n + 1) / 2;
+    auto strings = [&](int k) {
+      double c = 1.0;
+      for (int i = 0; i < k; ++i) c = c * (dump.num_orbitals - i) / (i + 1);
+      return c;
+    };
+    const double pairs = dump.num_orbitals * (dump.num_orbitals + 1) / 2.0;
+    return (4.0 * strings((dump.num_electrons - dump.ms2) / 2) + 8.0 * strings((dump.num_electrons + dump.ms2) / 2)) *
+           pairs;
   }();
   auto factored_fits = [&](double determinants, int guards) {
     const double need =
@@ -480,7 +485,8 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
     if (mem.davidson + (on_host ? mem.space : factored_table) > 0.95 * have) {
       refuse(on_host ? "host" : "device", mem.davidson + (on_host ? mem.space : factored_table), have,
              "Davidson vectors " + format_bytes(mem.davidson) + " for " + std::to_string(n) + " determinants" +
-                 (on_host ? std::string() : ", the factored Hamiltonian's table " + format_bytes(factored_table)),
+                 (on_host ? std::string()
+                          : ", the factored Hamiltonian's table and integrals " + format_bytes(factored_table)),
              "Fewer --roots, a lower --level or fewer orbitals would fit.");
     }
     FactoredOptions fopt;

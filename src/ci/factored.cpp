@@ -108,7 +108,6 @@ FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace
   h.symmetry = symmetry;
   h.batch = batch;
   h.num_classes = symmetry ? 8 : 1;
-  h.a_string = space.alpha.strings;
 
   // kernel order of the beta strings: (irrep in a space of one irrep, rank, id)
   auto key = [&](std::int32_t id) {

@@ -135,7 +135,8 @@ struct FactoredOptions {
   enum class RowCopies { automatic, shared, per_warp } row_copies = RowCopies::automatic;
   /// The order of the scatter, mma and tile kernels' teams (one per alpha string, or per part of its work): string by
   /// string (`strings`), or by their estimated work, the largest first (`largest_first`: the work of a team's batches,
-  /// pairs times positions, and its share of the string's positions; ties in string order). A GPU hands out a
+  /// pairs times positions weighed by the replacements the scatter kernel walks, and its share of the string's
+  /// positions; ties in string order). A GPU hands out a
   /// launch's teams in order as its slots free, so the small teams fill the last partial wave instead of the large
   /// ones running alone. `automatic`: `largest_first` on GPUs, `strings` elsewhere (Kokkos' OpenMP team launch is
   /// scheduled statically: sorted teams would give the first threads the largest). Measured (s35, H100, sixteen
@@ -183,7 +184,6 @@ struct FactoredHost {
   int batch = factored_batch;  ///< alpha replacements per batch (2, 4, 8 or 16)
   int num_classes = 1;         ///< irreps of orbital pairs told apart (8 with symmetry, else 1)
   bool symmetry = false;       ///< pairs of different irreps skipped
-  std::vector<std::uint64_t> a_string;
   std::vector<std::int64_t>
       a_rowbase;  ///< [ia * nkb + kb]: index of (ia, first beta of rank kb) less its position; -1 off the space
   std::vector<std::int32_t> a_lo, a_hi;   ///< per alpha string: its beta strings' range of q
@@ -282,7 +282,6 @@ struct FactoredData {
       max_class_pairs = 0, table_stride = 0, max_unit_pairs = 0, max_unit_batches = 0;
   bool table_tiles = false;
   bool same_spin = true, alpha_beta = true;  ///< the terms products form (FactoredOptions::terms)
-  Kokkos::View<std::uint64_t*, Mem> a_string;
   Kokkos::View<std::int64_t*, Mem> a_rowbase, aa_ptr, bb_ptr, be_ptr, ab_ptr, mu_ptr, mu_batch;
   Kokkos::View<std::int32_t*, Mem> a_lo, a_hi, q_position, q_block_end, aa_col, bb_count, bb_col, be_count, ab_ja,
       ab_pair, ab_lo, ab_len, cls_ptr, cls_pair, pair_slot, table, mu_ksteps, mu_pair, mu_pairs, mu_lo, mu_len;
@@ -304,7 +303,6 @@ struct FactoredData {
         max_unit_pairs(h.max_unit_pairs),
         max_unit_batches(h.max_unit_batches),
         table_tiles(h.table_tiles),
-        a_string(factored_view<std::uint64_t, Mem>("a_string", h.a_string)),
         a_rowbase(factored_view<std::int64_t, Mem>("a_rowbase", h.a_rowbase)),
         aa_ptr(factored_view<std::int64_t, Mem>("aa_ptr", h.aa_ptr)),
         bb_ptr(factored_view<std::int64_t, Mem>("bb_ptr", h.bb_ptr)),
@@ -728,7 +726,8 @@ KOKKOS_FUNCTION CISPMV_FACTORED_APART void factored_same_spin_and_write(const Me
 /// scratch, is added to the target E_rs q of the table (an atomic add in scratch: on CUDA's level 0 a step's four old
 /// values read at once, then one compare-and-swap each, impl::scratch_add_shared; in one step the targets of a warp
 /// are distinct). No gathers of x or of integrals: B fused multiply-adds per pair
-/// and position, against two scratch gathers per term for FactoredTeamKernel. With Lists, a thread walks
+/// and position at most (a batch is walked up to its last live replacement: FactoredHost::ab_walked), against two
+/// scratch gathers per term for FactoredTeamKernel. With Lists, a thread walks
 /// its source's own replacements of the class instead (half the pairs, no table; the integral rows a
 /// gather). Then each thread adds
 /// H_alpha's and H_beta's terms of its own positions (x's row ia staged in scratch) and writes them.
@@ -1708,12 +1707,12 @@ class FactoredHamiltonian {
 
   static std::size_t vector_bytes(const impl::FactoredHost& h) {
     auto b = [](const auto& v) { return v.size() * sizeof(v[0]); };
-    return b(h.a_string) + b(h.a_rowbase) + b(h.a_lo) + b(h.a_hi) + b(h.q_rank) + b(h.q_position) + b(h.q_block_end) +
-           b(h.aa_ptr) + b(h.aa_col) + b(h.aa_val) + b(h.bb_ptr) + b(h.bb_count) + b(h.bb_col) + b(h.bb_val) +
-           b(h.be_ptr) + b(h.be_count) + b(h.be_data) + b(h.ab_ptr) + b(h.ab_class) + b(h.ab_ja) + b(h.ab_pair) +
-           b(h.ab_sign) + b(h.ab_lo) + b(h.ab_len) + b(h.ab_walked) + b(h.eri) + b(h.cls_ptr) + b(h.cls_pair) +
-           b(h.pair_slot) + b(h.table) + b(h.mu_ptr) + b(h.mu_batch) + b(h.mu_ksteps) + b(h.mu_pair) + b(h.mu_pairs) +
-           b(h.mu_lo) + b(h.mu_len);
+    return b(h.a_rowbase) + b(h.a_lo) + b(h.a_hi) + b(h.q_rank) + b(h.q_position) + b(h.q_block_end) + b(h.aa_ptr) +
+           b(h.aa_col) + b(h.aa_val) + b(h.bb_ptr) + b(h.bb_count) + b(h.bb_col) + b(h.bb_val) + b(h.be_ptr) +
+           b(h.be_count) + b(h.be_data) + b(h.ab_ptr) + b(h.ab_class) + b(h.ab_ja) + b(h.ab_pair) + b(h.ab_sign) +
+           b(h.ab_lo) + b(h.ab_len) + b(h.ab_walked) + b(h.eri) + b(h.cls_ptr) + b(h.cls_pair) + b(h.pair_slot) +
+           b(h.table) + b(h.mu_ptr) + b(h.mu_batch) + b(h.mu_ksteps) + b(h.mu_pair) + b(h.mu_pairs) + b(h.mu_lo) +
+           b(h.mu_len);
   }
 
   Exec exec_;
