@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Session 37's device calls: `bash perf/results/2026-11-28-session37/dev_call.sh CALL` on the device machine (run's
+# command, with carry [".device"]); the programs are built here and carried (perf/pack_binaries.sh), helpers in
+# perf/device_call_lib.sh. Results come back as $OUT/res.tgz.
+set -u
+export CISPMV_COMMIT=${CISPMV_COMMIT:-exp} RES=/tmp/res/${1:-exp} JOBS=16 ARCH=HOPPER90
+mkdir -p $RES
+s=$(date +%s)
+FC=fcidump:unit_tests/data/h2o_631g_fc.fcidump:8:all-irreps
+AE=fcidump:unit_tests/data/h2o_631g.fcidump:10:all-irreps
+FC1=fcidump:unit_tests/data/h2o_631g_fc.fcidump:8
+BASE='kokkos-kernels/native|cusparse-csr/default|cusparse-sell'
+F="$BASE|ci-factored/(iter|alpha-beta/iter|same-spin/iter)"
+source perf/device_call_lib.sh
+MEM='--section LaunchStats --section Occupancy --section SpeedOfLight --section MemoryWorkloadAnalysis'
+case "${1:-}" in
+  a)  # Kokkos 3.4 (the default build): the factored kernels' carve-out sized for occupancy (the new build) against
+      # Kokkos 3's shared-memory preference (the old spmv_bench, 88f12d0's code, carried as xz), processes alternating,
+      # the baselines in each: the frozen core three times each, the all-electron matrix once each, the frozen core's
+      # A1 once each; ncu's configuration and L1 of the scatter and dense-product kernels both ways; every CUDA test;
+      # cispmv ci
+    PREBUILT=.device/cuda-bin.tar.xz prebuilt
+    OLD=/tmp/spmv_bench_before; xz -dc .device/k34-before-spmv_bench.xz > $OLD && chmod +x $OLD
+    NEW=build/cuda/perf/spmv_bench
+    TESTS_BIN=build/cuda/unit_tests/cispmv_test_cuda tests '*' all 150
+    for r in 1 2 3; do
+      B=$NEW bench a-fc-new$r $FC "$F" "" $(( 150 + 20 * r ))
+      B=$OLD bench a-fc-old$r $FC "$F" "" $(( 160 + 20 * r ))
+    done
+    B=$NEW bench a-fc1-new $FC1 "$F" "" 230
+    B=$OLD bench a-fc1-old $FC1 "$F" "" 240
+    B=$NEW ITERS=10 bench a-ae-new $AE "$F" "" 320
+    B=$OLD ITERS=10 bench a-ae-old $AE "$F" "" 400
+    B=$NEW ncu_of fc-ab-new $FC FactoredScatterKernel 'fc.fcidump.*ci-factored/alpha-beta/iter' "$MEM"
+    B=$OLD ncu_of fc-ab-old $FC FactoredScatterKernel 'fc.fcidump.*ci-factored/alpha-beta/iter' "$MEM"
+    B=$NEW ncu_of fc-gemm-new $FC GatheredGemmKernel 'fc.fcidump.*ci-factored/iter' "$MEM"
+    B=$OLD ncu_of fc-gemm-old $FC GatheredGemmKernel 'fc.fcidump.*ci-factored/iter' "$MEM"
+    grep -E "Shared Memory Configuration|Block Limit Shared|Block Limit Reg|L1/TEX Hit|Achieved Occ|Duration" \
+      $RES/ncu-*.txt | tee -a $RES/log.txt
+    CLI=build/cuda/src/app/cispmv ci ae "unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps"
+    CLI=build/cuda/src/app/cispmv ci fc "unit_tests/data/h2o_631g_fc.fcidump --level 8 --all-irreps" ;;
+  *) echo "dev_call: unknown call '${1:-}'" >&2; exit 2 ;;
+esac
+echo "=== $(date +%T) done at $(( $(date +%s) - s )) s" | tee -a $RES/log.txt
+pack
