@@ -39,6 +39,41 @@ case "${1:-}" in
       $RES/ncu-*.txt | tee -a $RES/log.txt
     CLI=build/cuda/src/app/cispmv ci ae "unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps"
     CLI=build/cuda/src/app/cispmv ci fc "unit_tests/data/h2o_631g_fc.fcidump --level 8 --all-irreps" ;;
+  b)  # the frozen core's spread between processes (0.116-0.137 ms on H100s): the GPU's SM clock sampled every 50 ms
+      # (nvidia-smi, nothing set) while eight processes of the committed kernels (the old spmv_bench: 88f12d0's code
+      # under Kokkos 3.4) time it, each process's start and end stamped, the baselines in each
+    PREBUILT=.device/cuda-bin.tar.xz prebuilt
+    OLD=/tmp/spmv_bench_before; xz -dc .device/k34-before-spmv_bench.xz > $OLD && chmod +x $OLD
+    nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active \
+      --format=csv -lms 50 > $RES/clocks.csv 2>&1 &
+    smi=$!
+    for r in 1 2 3 4 5 6 7 8; do
+      echo "b-fc$r start $(date +%T.%N)" >> $RES/stamps.txt
+      B=$OLD bench b-fc$r $FC "$F" "" $(( 60 + 25 * r ))
+      echo "b-fc$r end $(date +%T.%N)" >> $RES/stamps.txt
+    done
+    kill $smi
+    nvidia-smi -q -d CLOCK,PERFORMANCE > $RES/smi-q.txt 2>&1 ;;
+  c | d)  # (c: an H100, d: an H200) the factored kernels launched light, their same-spin pass reading the lists from
+      # device memory (the new Kokkos 3.4 build) against the constant-memory launch (the old spmv_bench), processes
+      # alternating, the baselines in each: the frozen core four times each, its A1 space and the all-electron matrix
+      # once each; every CUDA test; cispmv ci
+    PREBUILT=.device/cuda-bin.tar.xz prebuilt
+    OLD=/tmp/spmv_bench_before; xz -dc .device/k34-before-spmv_bench.xz > $OLD && chmod +x $OLD
+    NEW=build/cuda/perf/spmv_bench
+    B=$NEW resources
+    TESTS_BIN=build/cuda/unit_tests/cispmv_test_cuda tests '*' all 150
+    for r in 1 2 3 4; do
+      B=$NEW bench $1-fc-new$r $FC "$F" "" $(( 150 + 15 * r ))
+      B=$OLD bench $1-fc-old$r $FC "$F" "" $(( 157 + 15 * r ))
+    done
+    B=$NEW bench $1-fc1-new $FC1 "$F" "" 240
+    B=$OLD bench $1-fc1-old $FC1 "$F" "" 250
+    B=$NEW ITERS=10 bench $1-ae-new $AE "$F" "" 330
+    B=$OLD ITERS=10 bench $1-ae-old $AE "$F" "" 410
+    CLI=build/cuda/src/app/cispmv ci ae "unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps"
+    CLI=build/cuda/src/app/cispmv ci ae5 "unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps --roots 5"
+    CLI=build/cuda/src/app/cispmv ci fc "unit_tests/data/h2o_631g_fc.fcidump --level 8 --all-irreps" ;;
   *) echo "dev_call: unknown call '${1:-}'" >&2; exit 2 ;;
 esac
 echo "=== $(date +%T) done at $(( $(date +%s) - s )) s" | tee -a $RES/log.txt
