@@ -74,6 +74,36 @@ case "${1:-}" in
     CLI=build/cuda/src/app/cispmv ci ae "unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps"
     CLI=build/cuda/src/app/cispmv ci ae5 "unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps --roots 5"
     CLI=build/cuda/src/app/cispmv ci fc "unit_tests/data/h2o_631g_fc.fcidump --level 8 --all-irreps" ;;
+  e)  # the two builds on one H100 in one call, processes alternating: Kokkos 4.6 (HEAD's code, cuda-kokkos4) against the
+      # Kokkos 3.4 spmv_bench of s36-j (88f12d0's kernels), the baselines in each: the frozen core four times each, the
+      # all-electron matrix once each; every CUDA test of the 4.6 build; cispmv ci
+    PREBUILT=.device/cuda-kokkos4-bin.tar.xz prebuilt
+    OLD=/tmp/spmv_bench_k34; xz -dc .device/k34-before-spmv_bench.xz > $OLD && chmod +x $OLD
+    K4=build/cuda-kokkos4
+    TESTS_BIN=$K4/unit_tests/cispmv_test_cuda tests '*' all 150
+    for r in 1 2 3 4; do
+      B=$K4/perf/spmv_bench bench e-fc-k46-$r $FC "$F" "" $(( 150 + 15 * r ))
+      B=$OLD bench e-fc-k34-$r $FC "$F" "" $(( 157 + 15 * r ))
+    done
+    B=$K4/perf/spmv_bench ITERS=10 bench e-ae-k46 $AE "$F" "" 310
+    B=$OLD ITERS=10 bench e-ae-k34 $AE "$F" "" 390
+    CLI=$K4/src/app/cispmv ci ae "unit_tests/data/h2o_631g.fcidump --level 10 --all-irreps"
+    CLI=$K4/src/app/cispmv ci fc "unit_tests/data/h2o_631g_fc.fcidump --level 8 --all-irreps" ;;
+  f)  # the Kokkos 3.4 build with host code at -O3 (as the default build compiles it; HEAD's code) against the -O0 one of
+      # s36-j and HEAD's Kokkos 4.6 build, three processes each in turn, the baselines in each; the all-electron matrix
+      # once each for the two HEAD builds
+    PREBUILT=.device/cuda-kokkos4-bin.tar.xz prebuilt
+    mkdir -p /tmp/o3 && tar xJf .device/cuda-o3-bin.tar.xz -C /tmp/o3 && cat /tmp/o3/build/cuda/PACKED >> $RES/log.txt
+    O3=/tmp/o3/build/cuda/perf/spmv_bench
+    O0=/tmp/spmv_bench_k34; xz -dc .device/k34-before-spmv_bench.xz > $O0 && chmod +x $O0
+    K4=build/cuda-kokkos4/perf/spmv_bench
+    for r in 1 2 3; do
+      B=$O3 bench f-fc-k34o3-$r $FC "$F" "" $(( 60 + 20 * r ))
+      B=$O0 bench f-fc-k34o0-$r $FC "$F" "" $(( 67 + 20 * r ))
+      B=$K4 bench f-fc-k46-$r $FC "$F" "" $(( 74 + 20 * r ))
+    done
+    B=$O3 ITERS=10 bench f-ae-k34o3 $AE "$F" "" 220
+    B=$K4 ITERS=10 bench f-ae-k46 $AE "$F" "" 290 ;;
   *) echo "dev_call: unknown call '${1:-}'" >&2; exit 2 ;;
 esac
 echo "=== $(date +%T) done at $(( $(date +%s) - s )) s" | tee -a $RES/log.txt
