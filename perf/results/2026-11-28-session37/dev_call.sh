@@ -104,6 +104,22 @@ case "${1:-}" in
     done
     B=$O3 ITERS=10 bench f-ae-k34o3 $AE "$F" "" 220
     B=$K4 ITERS=10 bench f-ae-k46 $AE "$F" "" 290 ;;
+  g)  # the frozen core's spread: four operators of the automatic configuration in one process (automatic, and the same
+      # configuration named three ways: each built apart, with allocations of its own), six processes (Kokkos 4.6)
+    PREBUILT=.device/cuda-kokkos4-bin.tar.xz prebuilt
+    K4=build/cuda-kokkos4/perf/spmv_bench
+    G='cusparse-csr/default|ci-factored/(iter|ss:gemm/concurrent/iter|rows:per-warp/iter|scatter/parts:2/batch:16/iter)'
+    for r in 1 2 3 4 5 6; do B=$K4 bench g-fc$r $FC "$G" "" $(( 40 + 20 * r )); done ;;
+  h)  # CUDA streams share the GPU's hardware work queues (CUDA_DEVICE_MAX_CONNECTIONS, 8 by default): a side stream
+      # that lands on the main stream's queue serialises the dense products behind the alpha-beta kernel. g's four
+      # operators and the alpha-beta sum alone, with 32 queues and with the default, processes alternating (Kokkos 4.6)
+    PREBUILT=.device/cuda-kokkos4-bin.tar.xz prebuilt
+    K4=build/cuda-kokkos4/perf/spmv_bench
+    G='cusparse-csr/default|ci-factored/(iter|alpha-beta/iter|ss:gemm/concurrent/iter|rows:per-warp/iter|scatter/parts:2/batch:16/iter)'
+    for r in 1 2 3 4 5; do
+      CUDA_DEVICE_MAX_CONNECTIONS=32 B=$K4 bench h-fc-q32-$r $FC "$G" "" $(( 30 + 25 * r ))
+      B=$K4 bench h-fc-q8-$r $FC "$G" "" $(( 42 + 25 * r ))
+    done ;;
   *) echo "dev_call: unknown call '${1:-}'" >&2; exit 2 ;;
 esac
 echo "=== $(date +%T) done at $(( $(date +%s) - s )) s" | tee -a $RES/log.txt
