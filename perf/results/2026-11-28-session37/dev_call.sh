@@ -120,6 +120,12 @@ case "${1:-}" in
       CUDA_DEVICE_MAX_CONNECTIONS=32 B=$K4 bench h-fc-q32-$r $FC "$G" "" $(( 30 + 25 * r ))
       B=$K4 bench h-fc-q8-$r $FC "$G" "" $(( 42 + 25 * r ))
     done ;;
+  i)  # the dense products after the alpha-beta kernel (serial) against beside it (concurrent, named and automatic), and
+      # the alpha-beta sum and the dense products alone, eight processes (Kokkos 4.6)
+    PREBUILT=.device/cuda-kokkos4-bin.tar.xz prebuilt
+    K4=build/cuda-kokkos4/perf/spmv_bench
+    G='cusparse-csr/default|ci-factored/(iter|alpha-beta/iter|same-spin/iter|ss:gemm/serial/iter|ss:gemm/concurrent/iter)'
+    for r in 1 2 3 4 5 6 7 8; do B=$K4 bench i-fc$r $FC "$G" "" $(( 30 + 15 * r )); done ;;
   *) echo "dev_call: unknown call '${1:-}'" >&2; exit 2 ;;
 esac
 echo "=== $(date +%T) done at $(( $(date +%s) - s )) s" | tee -a $RES/log.txt
