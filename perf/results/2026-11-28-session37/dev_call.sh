@@ -126,6 +126,11 @@ case "${1:-}" in
     K4=build/cuda-kokkos4/perf/spmv_bench
     G='cusparse-csr/default|ci-factored/(iter|alpha-beta/iter|same-spin/iter|ss:gemm/serial/iter|ss:gemm/concurrent/iter)'
     for r in 1 2 3 4 5 6 7 8; do B=$K4 bench i-fc$r $FC "$G" "" $(( 30 + 15 * r )); done ;;
+  j)  # (an H200) i's filter and g's named operators, six processes (Kokkos 4.6)
+    PREBUILT=.device/cuda-kokkos4-bin.tar.xz prebuilt
+    K4=build/cuda-kokkos4/perf/spmv_bench
+    G='cusparse-csr/default|ci-factored/(iter|alpha-beta/iter|same-spin/iter|ss:gemm/serial/iter|ss:gemm/concurrent/iter|rows:per-warp/iter|scatter/parts:2/batch:16/iter)'
+    for r in 1 2 3 4 5 6; do B=$K4 bench j-fc$r $FC "$G" "" $(( 40 + 20 * r )); done ;;
   *) echo "dev_call: unknown call '${1:-}'" >&2; exit 2 ;;
 esac
 echo "=== $(date +%T) done at $(( $(date +%s) - s )) s" | tee -a $RES/log.txt
