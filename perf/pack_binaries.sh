@@ -62,3 +62,8 @@ for p in $programs; do ldd "$tree/$p"; done | awk '$3 ~ /^\// {print $3}' |
 mkdir -p "$(dirname "$out")"
 tar cJf "$out" -C "$tmp" build  # (not ".": the temporary folder's mode would land on the repository there)
 echo "pack_binaries: $out ($(du -h "$out" | cut -f1)): $(tr '\n' ';' <"$tmp/$tree/PACKED")"
+# host code below -O2 (a tree configured to build faster) slows Kokkos' launch path, which a product waits on: s37-f,
+# H100, the frozen core's factored product 0.131-0.144 ms at -O0 against 0.122-0.123 at -O3 (the kernels the same)
+if grep -qE '^host flags .*-O[01]( |$)' "$tmp/$tree/PACKED"; then
+  echo "pack_binaries: warning: host code at -O0/-O1: fine for the tests, not for timings (perf/NOTES.md, session 37)" >&2
+fi
