@@ -3,6 +3,7 @@
 
 #include "cispmv/ci/hamiltonian.hpp"
 #include "cispmv/ci/slater_condon.hpp"
+#include "cispmv/impl/bits.hpp"
 
 #include <algorithm>
 #include <cmath>

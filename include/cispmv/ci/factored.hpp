@@ -29,7 +29,6 @@
 #include "cispmv/ci/determinants.hpp"
 #include "cispmv/ci/fcidump.hpp"
 #include "cispmv/impl/backend.hpp"
-#include "cispmv/impl/bits.hpp"
 #include "cispmv/impl/convert_helpers.hpp"
 #include "cispmv/impl/gathered_gemm.hpp"
 #include "cispmv/impl/kernels/host_simd.hpp"
