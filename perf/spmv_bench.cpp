@@ -429,6 +429,17 @@ class Suite {
               tag + "csell-inline-sorted",
               [this] { return build_format<Format::csell>(host_, FormatParams::for_block_products<Exec>()); }, k,
               BlockShape::lanes, per_lane);
+        // ... and in other windows than the automatic one (a slice, 256 rows, the largest), its automatic width
+        for (const int window : {32, 256, impl::max_sort_window}) {
+          add_block_format(
+              tag + "csell-inline-w" + std::to_string(window),
+              [this, window] {
+                FormatParams p = FormatParams::for_block_products<Exec>();
+                p.sort_window = window;
+                return build_format<Format::csell>(host_, p);
+              },
+              k, BlockShape::lanes);
+        }
       }
       if (impl::is_gpu_space_v<Exec>)
         add_block_format(
