@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Session 39's device calls: `bash perf/results/2026-11-28-session39/dev_call.sh CALL` on the device machine (run's
+# command, with carry [".device"]); the programs are built here and carried (perf/pack_binaries.sh), helpers in
+# perf/device_call_lib.sh. Results come back as $OUT/res.tgz.
+set -u
+export CISPMV_COMMIT=${CISPMV_COMMIT:-exp} RES=/tmp/res/${1:-exp} JOBS=16 ARCH=HOPPER90
+mkdir -p $RES
+s=$(date +%s)
+FC=fcidump:unit_tests/data/h2o_631g_fc.fcidump:8:all-irreps
+AE=fcidump:unit_tests/data/h2o_631g.fcidump:10:all-irreps
+K4=build/cuda-kokkos4
+source perf/device_call_lib.sh
+case "${1:-}" in
+  a)  # (H200, Kokkos 4.6 build of the spin-flip order) every CUDA test; issue 14's block products (csell-inline-sorted,
+      # the eigensolver's) at k = 1, 4, 8, 16 and the single-vector csell on the frozen core in the space's order and in
+      # spin-flip order, alternating, two processes each; the k = 8 baselines in each
+    PREBUILT=.device/cuda-kokkos4-bin.tar.xz prebuilt
+    B=$K4/perf/spmv_bench
+    TESTS_BIN=$K4/unit_tests/cispmv_test_cuda tests '*' all 150
+    A="csell/automatic/lanes:1/sort:64/|block/k:[0-9]+/csell-inline-sorted/lanes/|block/k:8/(kokkos-kernels|cusparse-spmm)"
+    for i in 1 2; do
+      bench a-fc$i $FC "$A" "--vectors 1,4,8,16" $(( 150 + 200 * i - 100 ))
+      bench a-flip$i $FC:spin-flip "$A" "--vectors 1,4,8,16" $(( 150 + 200 * i ))
+    done ;;
+  b)  # (H200, a's programs) the all-electron matrix in both orders, k = 8 and the single-vector csell, one process
+      # each; ncu of the k = 8 kernel on the frozen core in both orders (L1 wavefronts, sectors, L2, time)
+    PREBUILT=.device/cuda-kokkos4-bin.tar.xz prebuilt
+    B=$K4/perf/spmv_bench
+    R='csell/automatic/lanes:1/sort:64/|block/k:8/csell-inline-sorted/lanes/|block/k:8/kokkos-kernels'
+    ITERS=10 bench b-ae $AE "$R" "--vectors 8" 200
+    ITERS=10 bench b-aeflip $AE:spin-flip "$R" "--vectors 8" 380
+    M=l1tex__data_pipe_lsu_wavefronts.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,smsp__inst_executed.sum,gpu__time_duration.sum,l1tex__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__t_sector_hit_rate.pct,lts__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sectors.sum,dram__bytes_read.sum
+    for m in fc:$FC flip:$FC:spin-flip; do
+      timeout $(left 570) ncu --kernel-name-base demangled --kernel-name regex:PairTag --launch-skip 2 --launch-count 1 \
+        --section WarpStateStats --metrics $M $B --matrix ${m#*:} --iterations 3 --repetitions 1 \
+        --out-dir /tmp/nn --vectors 8 --benchmark_filter="block/k:8/csell-inline-sorted/lanes/" > $RES/ncu-${m%%:*}.txt 2>&1
+      echo "ncu ${m%%:*} rc $?" | tee -a $RES/log.txt
+      grep -E "==PROF== Profiling|l1tex__|smsp__inst|gpu__time|lts__|dram__|Stall Long|Warp Cycles" $RES/ncu-${m%%:*}.txt |
+        cut -c1-160 | tee -a $RES/log.txt; pack
+    done ;;
+  *) echo "dev_call.sh: unknown call '${1:-}'"; exit 2 ;;
+esac
+pack
