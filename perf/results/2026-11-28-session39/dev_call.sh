@@ -30,13 +30,16 @@ case "${1:-}" in
     ITERS=10 bench b-ae $AE "$R" "--vectors 8" 200
     ITERS=10 bench b-aeflip $AE:spin-flip "$R" "--vectors 8" 380
     M=l1tex__data_pipe_lsu_wavefronts.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,smsp__inst_executed.sum,gpu__time_duration.sum,l1tex__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__t_sector_hit_rate.pct,lts__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sectors.sum,dram__bytes_read.sum
-    for m in fc:$FC flip:$FC:spin-flip; do
-      timeout $(left 570) ncu --kernel-name-base demangled --kernel-name regex:PairTag --launch-skip 2 --launch-count 1 \
-        --section WarpStateStats --metrics $M $B --matrix ${m#*:} --iterations 3 --repetitions 1 \
-        --out-dir /tmp/nn --vectors 8 --benchmark_filter="block/k:8/csell-inline-sorted/lanes/" > $RES/ncu-${m%%:*}.txt 2>&1
-      echo "ncu ${m%%:*} rc $?" | tee -a $RES/log.txt
-      grep -E "==PROF== Profiling|l1tex__|smsp__inst|gpu__time|lts__|dram__|Stall Long|Warp Cycles" $RES/ncu-${m%%:*}.txt |
-        cut -c1-160 | tee -a $RES/log.txt; pack
+    for m in fc:$FC flip:$FC:spin-flip; do  # the k = 8 pair kernel, then the single-vector kernel
+      for v in 8:PairTag:block/k:8/csell-inline-sorted/lanes/ 1:SpmvFunctor:csell/automatic/lanes:1/sort:64/; do
+        t=${m%%:*}-k${v%%:*}; v=${v#*:}
+        timeout $(left 570) ncu --kernel-name-base demangled --kernel-name regex:${v%%:*} --launch-skip 2 --launch-count 1 \
+          --section WarpStateStats --metrics $M $B --matrix ${m#*:} --iterations 3 --repetitions 1 \
+          --out-dir /tmp/nn --vectors 8 --benchmark_filter="${v#*:}" > $RES/ncu-$t.txt 2>&1
+        echo "ncu $t rc $?" | tee -a $RES/log.txt
+        grep -E "==PROF== Profiling|l1tex__|smsp__inst|gpu__time|lts__|dram__|Stall Long|Warp Cycles" $RES/ncu-$t.txt |
+          cut -c1-160 | tee -a $RES/log.txt; pack
+      done
     done ;;
   *) echo "dev_call.sh: unknown call '${1:-}'"; exit 2 ;;
 esac
