@@ -16,10 +16,8 @@
 // --vectors 1,2,4,8,16 adds the multi-vector products Y = A*X (cispmv's rank-2 plans, Kokkos Kernels'
 // rank-2 spmv, cuSPARSE SpMM) with counter ms_per_vector. A matrix fcidump:FILE:LEVEL also gets
 // "ci-factored": the same Hamiltonian applied from its integrals and string lists, never assembled
-// (ci::FactoredHamiltonian), checked against the assembled matrix's host oracle; fcidump:FILE:LEVEL:spin-flip is
-// the same Hamiltonian with its determinants in spin-flip pairs (ci::spin_flip_order: X's rows of a pair's
-// gathers share a line), without ci-factored (whose products are in the space's order). On CUDA the baselines run under
-// CUDA's default device-wide cache configuration, which Kokkos 3 changes at start-up and this bench puts back
+// (ci::FactoredHamiltonian), checked against the assembled matrix's host oracle. On CUDA the baselines run under CUDA's
+// default device-wide cache configuration, which Kokkos 3 changes at start-up and this bench puts back
 // (set_device_cache_config; --kokkos3-cache-config keeps Kokkos 3's, as every run before session 24).
 // Results: the console table, and <out-dir>/<matrix>-<space>.json per matrix.
 #include <benchmark/benchmark.h>
@@ -890,12 +888,7 @@ int run_space(const Settings& settings) {
       dump = std::make_shared<const ci::FciDump>(ci::read_fcidump(spec.fcidump));
       space = std::make_shared<const ci::DeterminantSpace>(
           ci::make_determinant_space(*dump, spec.level, spec.restrict_to_isym));
-      if (spec.spin_flip) {  // the suite in spin-flip order; the factored product is in the space's: not timed
-        A = ci::build_hamiltonian(spec);
-        dump.reset();
-      } else {
-        A = ci::build_hamiltonian(*dump, *space);
-      }
+      A = ci::build_hamiltonian(*dump, *space);
     } else if (probe.good()) {
       A = read_matrix(m);
     } else {
@@ -907,7 +900,7 @@ int run_space(const Settings& settings) {
     if (ci::is_hamiltonian_spec(m)) {  // fcidump:dir/h2o.fcidump:10 -> h2o.fcidump-10
       const auto spec = ci::parse_hamiltonian_spec(m);
       name = spec.fcidump.substr(spec.fcidump.find_last_of('/') + 1) + "-" + std::to_string(spec.level) +
-             (spec.restrict_to_isym ? "" : "-all-irreps") + (spec.spin_flip ? "-spin-flip" : "");
+             (spec.restrict_to_isym ? "" : "-all-irreps");
     }
     {
       Suite<Exec, Scalar> suite(

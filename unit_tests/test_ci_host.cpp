@@ -1011,18 +1011,8 @@ TEST(CiHost, HamiltonianSpecsParseAndMalformedOnesSayWhatIsWrong) {
   const auto all = cispmv::ci::parse_hamiltonian_spec("fcidump:c:/x.fcidump:2:all-irreps");
   EXPECT_EQ(all.fcidump, "c:/x.fcidump");
   EXPECT_FALSE(all.restrict_to_isym);
-  EXPECT_FALSE(all.spin_flip);
-  for (const char* both : {"fcidump:x.fcidump:2:all-irreps:spin-flip", "fcidump:x.fcidump:2:spin-flip:all-irreps"}) {
-    const auto flip = cispmv::ci::parse_hamiltonian_spec(both);
-    EXPECT_EQ(flip.fcidump, "x.fcidump") << both;
-    EXPECT_EQ(flip.level, 2) << both;
-    EXPECT_FALSE(flip.restrict_to_isym) << both;
-    EXPECT_TRUE(flip.spin_flip) << both;
-  }
-  EXPECT_TRUE(cispmv::ci::parse_hamiltonian_spec("fcidump:x.fcidump:2:spin-flip").restrict_to_isym);
   for (const char* bad : {"fcidump:", "fcidump:h2o.fcidump", "fcidump::2", "fcidump:h2o.fcidump:0",
-                          "fcidump:h2o.fcidump:two", "fcidump:h2o.fcidump:99999", "fci:h2o.fcidump:2",
-                          "fcidump:h2o.fcidump:2:spin-flip:spin-flip", "fcidump:h2o.fcidump:spin-flip"}) {
+                          "fcidump:h2o.fcidump:two", "fcidump:h2o.fcidump:99999", "fci:h2o.fcidump:2"}) {
     try {
       cispmv::ci::parse_hamiltonian_spec(bad);
       ADD_FAILURE() << "no error for '" << bad << "'";
@@ -1034,58 +1024,6 @@ TEST(CiHost, HamiltonianSpecsParseAndMalformedOnesSayWhatIsWrong) {
   const cispmv::HostCsr H = cispmv::ci::build_hamiltonian(
       cispmv::ci::parse_hamiltonian_spec("fcidump:" + data_path("lih_sto3g.fcidump") + ":4"));
   EXPECT_EQ(H.num_rows, 225);
-}
-
-// The spin-flip order: determinant (a, b) beside (b, a), the determinants that are their own partner
-// last; in it the Hamiltonian's rows of a pair hold the same columns' pairs with values of the same
-// magnitude (what lets two lanes of a product share X's lines), and the spec builds that matrix.
-TEST(CiHost, SpinFlipOrderPairsEachDeterminantWithItsPartner) {
-  namespace ci = cispmv::ci;
-  const auto dump = ci::read_fcidump(data_path("h2o_631g.fcidump"));
-  const auto space = ci::make_determinant_space(dump, 2, false);  // CISD, every irrep: 2,241 determinants
-  const std::vector<int> order = ci::spin_flip_order(space);
-  ASSERT_EQ(order.size(), space.size());
-  std::vector<int> seen(space.size(), 0);
-  for (int d : order) ++seen[static_cast<std::size_t>(d)];
-  EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), static_cast<long>(space.size())) << "not a permutation";
-  std::size_t pairs = 0;
-  while (2 * pairs + 1 < order.size()) {
-    const auto& d = space.determinants[static_cast<std::size_t>(order[2 * pairs])];
-    const auto& e = space.determinants[static_cast<std::size_t>(order[2 * pairs + 1])];
-    if (d.alpha == d.beta) break;
-    EXPECT_EQ(e.alpha, d.beta) << "pair " << pairs;
-    EXPECT_EQ(e.beta, d.alpha) << "pair " << pairs;
-    ++pairs;
-  }
-  for (std::size_t q = 2 * pairs; q < order.size(); ++q) {
-    const auto& d = space.determinants[static_cast<std::size_t>(order[q])];
-    EXPECT_EQ(d.alpha, d.beta) << "position " << q;
-  }
-  EXPECT_EQ(order.size() - 2 * pairs, 41u);  // alpha == beta: the reference and its 40 single replacements
-  // the matrix in that order: the spec's build is P H P^T, and a pair's rows mirror each other
-  const cispmv::HostCsr H = ci::build_hamiltonian(dump, space);
-  const cispmv::HostCsr F = ci::build_hamiltonian(
-      ci::parse_hamiltonian_spec("fcidump:" + data_path("h2o_631g.fcidump") + ":2:all-irreps:spin-flip"));
-  const cispmv::HostCsr P = cispmv::permute_symmetric(H, order);
-  ASSERT_EQ(F.nnz(), P.nnz());
-  for (std::size_t k = 0; k < F.nnz(); ++k) {
-    ASSERT_EQ(F.col_idx(k), P.col_idx(k)) << k;
-    ASSERT_EQ(F.values(k), P.values(k)) << k;
-  }
-  const int paired = static_cast<int>(2 * pairs);
-  const auto partner = [&](int c) { return c < paired ? c ^ 1 : c; };
-  for (int r = 0; r < paired; r += 2) {
-    std::map<int, double> mirrored;
-    for (std::size_t k = F.row_ptr(r + 1); k < F.row_ptr(r + 2); ++k) mirrored[partner(F.col_idx(k))] = F.values(k);
-    ASSERT_EQ(mirrored.size(), F.row_ptr(r + 1) - F.row_ptr(r)) << "rows " << r << ", " << r + 1;
-    for (std::size_t k = F.row_ptr(r); k < F.row_ptr(r + 1); ++k) {
-      const auto m = mirrored.find(F.col_idx(k));
-      ASSERT_NE(m, mirrored.end()) << "row " << r << " column " << F.col_idx(k);
-      EXPECT_NEAR(std::abs(m->second), std::abs(F.values(k)), 1e-12) << "row " << r << " column " << F.col_idx(k);
-    }
-  }
-  // no order where the spins cannot be exchanged
-  EXPECT_TRUE(ci::spin_flip_order(ci::make_determinant_space(6, 2, 1, 3)).empty());
 }
 
 }  // namespace

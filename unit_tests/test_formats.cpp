@@ -84,44 +84,6 @@ TEST(Conversions, EveryFormatRoundTripsToCsrExactly) {
   }
 }
 
-// P A P^T is A with rows and columns renumbered: entry (q, q') is A(order[q], order[q']), each row sorted
-// by column; what is not square or not a permutation is named.
-TEST(Conversions, SymmetricPermutationRenumbersRowsAndColumns) {
-  const auto A = random_irregular<double>(97, 97, 4, 30);
-  std::vector<int> order(97);
-  for (int q = 0; q < 97; ++q) order[static_cast<std::size_t>(q)] = (q * 37 + 11) % 97;  // 37 is prime to 97
-  const auto B = permute_symmetric(A, order);
-  ASSERT_EQ(B.num_rows, 97);
-  ASSERT_EQ(B.nnz(), A.nnz());
-  std::map<std::pair<int, int>, double> a, b;
-  for (int r = 0; r < 97; ++r)
-    for (std::size_t k = A.row_ptr(r); k < A.row_ptr(r + 1); ++k) a[{r, A.col_idx(k)}] = A.values(k);
-  for (int q = 0; q < 97; ++q) {
-    for (std::size_t k = B.row_ptr(q); k < B.row_ptr(q + 1); ++k) {
-      if (k > B.row_ptr(q)) {
-        EXPECT_LT(B.col_idx(k - 1), B.col_idx(k)) << "row " << q;
-      }
-      b[{order[static_cast<std::size_t>(q)], order[static_cast<std::size_t>(B.col_idx(k))]}] = B.values(k);
-    }
-  }
-  EXPECT_EQ(a, b);
-  const auto expect_error = [](auto&& call, const std::string& what) {
-    try {
-      call();
-      ADD_FAILURE() << "no error, expected " << what;
-    } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
-    }
-  };
-  auto twice = order;
-  twice[5] = twice[6];
-  expect_error([&] { permute_symmetric(A, twice); }, "given twice");
-  twice[5] = 97;
-  expect_error([&] { permute_symmetric(A, twice); }, "out of range");
-  expect_error([&] { permute_symmetric(A, std::vector<int>(96, 0)); }, "96 entries for 97 rows");
-  expect_error([&] { permute_symmetric(random_irregular<double>(9, 8, 1, 3), std::vector<int>(9, 0)); }, "square");
-}
-
 TEST(Conversions, CooDuplicatesAreSummedAndBadIndicesNamed) {
   CooMatrix<double, int> coo;
   coo.num_rows = 2;

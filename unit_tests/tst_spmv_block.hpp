@@ -1,7 +1,6 @@
 // Several vectors at once (rank-2 X and Y): every format x block shape x {double, float} on this
 // backend against the host oracle, column by column (tier 2). Apart from tst_spmv.hpp so that the two
 // compile side by side (the multi-vector kernels are many: block widths x lane shapes x layouts).
-#include "cispmv/ci/hamiltonian.hpp"
 #include "test_utils.hpp"
 
 namespace {
@@ -394,32 +393,6 @@ TEST(TEST_CATEGORY, BlockBufferStrideGivesCsellsPairKernelOnGpus) {
   run(std::integral_constant<int, 8>(), 6);
   run(std::integral_constant<int, 16>(), 10);
   run(std::integral_constant<int, 16>(), 12);
-}
-
-// A CI Hamiltonian in spin-flip order (ci::spin_flip_order) as the eigensolver's csell for block products
-// builds it: each window's sort by length keeps a pair's rows (matrix rows 2i and 2i + 1, equally long) in
-// neighbouring lanes 2m and 2m + 1 of a slice, so that their gathers of X share lines; and the product
-// is right. H2O/6-31G CISD, every irrep: 2,241 determinants, 1,100 pairs, then 41 of their own.
-TEST(TEST_CATEGORY, CompressedSellKeepsSpinFlipPairsInNeighbouringLanes) {
-  using Exec = TEST_EXECSPACE;
-  const HostCsr H = cispmv::ci::build_hamiltonian(cispmv::ci::parse_hamiltonian_spec(
-      "fcidump:" + std::string(CISPMV_TEST_DATA_DIR) + "/h2o_631g.fcidump:2:all-irreps:spin-flip"));
-  ASSERT_EQ(H.num_rows, 2241);
-  const int paired = 2200;
-  const FormatParams params = FormatParams::for_block_products<Exec>();
-  const auto C = build_format<Format::csell>(H, params);
-  const int window = impl::automatic_sort_window(C.slice_height, C.row_lanes, !C.uses_table);
-  ASSERT_GT(window, 1);
-  ASSERT_EQ(C.row_order.extent(0), static_cast<std::size_t>(H.num_rows));
-  const int whole = paired / window * window;  // layout rows of the windows that hold pairs only
-  ASSERT_GT(whole, 0);
-  for (int p = 0; p < whole; p += 2) {
-    ASSERT_EQ(C.row_order(p) / 2, C.row_order(p + 1) / 2) << "layout rows " << p << ", " << p + 1;
-    ASSERT_LT(C.row_order(p), C.row_order(p + 1)) << "layout row " << p;
-  }
-  SpmvOptions opts;
-  opts.block_shape = BlockShape::automatic;
-  for (int k : {1, 8}) expect_block_matches_oracle<Exec, Kokkos::LayoutRight>(C, H, opts, k, 1.0, 0.0);
 }
 
 TEST(TEST_CATEGORY, SeveralVectorsWithMismatchedColumnsThrowWithTheSizes) {

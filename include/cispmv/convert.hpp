@@ -1,10 +1,10 @@
 #pragma once
 /// \file convert.hpp
 /// Moving formats between memory spaces (to_device, to_host), their allocated bytes, value casts,
-/// the COO exchange format, and symmetric permutations of a CSR matrix (permute_symmetric). Each format's own
-/// converters (to_ell, to_sliced_ell, to_hybrid, ... and to_csr back) live in its header under formats/: every format
-/// is built on the host from a host CSR matrix in O(nnz) work (the paper scans the dense matrix, O(rows*cols)), in
-/// parallel over rows, and converts back to CSR exactly. This header includes them all.
+/// and the COO exchange format. Each format's own converters (to_ell, to_sliced_ell, to_hybrid, ...
+/// and to_csr back) live in its header under formats/: every format is built on the host from a host
+/// CSR matrix in O(nnz) work (the paper scans the dense matrix, O(rows*cols)), in parallel over rows,
+/// and converts back to CSR exactly. This header includes them all.
 
 #include <Kokkos_Core.hpp>
 
@@ -17,7 +17,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstdint>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
@@ -153,61 +152,6 @@ CooMatrix<Scalar, Ordinal> to_coo(const HostCsrMatrix<Scalar, Ordinal, Offset>& 
     }
   }
   return coo;
-}
-
-// ----------------------------------------------------------------------------------- reordering
-/// P A P^T: the square matrix A with its rows and columns in the order `order` (position -> row of A).
-/// Row q of the result is row order[q] of A, each column c renumbered to its position (the q' with
-/// order[q'] == c), sorted by column; so the product of the result with P x (entry q: x(order[q]))
-/// is P (A x). What it is for: an order of the rows in which neighbouring rows gather neighbouring
-/// entries of x (ci::spin_flip_order), which a solver that keeps its vectors in that order gets for
-/// free. O(nnz) work and each row's sort, in parallel over rows on the host. Throws
-/// std::invalid_argument when A is not square or `order` is not a permutation of its rows.
-template <class Scalar, class Ordinal, class Offset>
-HostCsrMatrix<Scalar, Ordinal, Offset> permute_symmetric(const HostCsrMatrix<Scalar, Ordinal, Offset>& A,
-                                                         const std::vector<Ordinal>& order) {
-  const Ordinal n = A.num_rows;
-  if (A.num_cols != n) {
-    throw std::invalid_argument("cispmv::permute_symmetric: the matrix is " + std::to_string(A.num_rows) + " x " +
-                                std::to_string(A.num_cols) + "; a symmetric permutation needs a square one");
-  }
-  if (order.size() != static_cast<std::size_t>(n)) {
-    throw std::invalid_argument("cispmv::permute_symmetric: the order has " + std::to_string(order.size()) +
-                                " entries for " + std::to_string(n) + " rows");
-  }
-  std::vector<Ordinal> position(static_cast<std::size_t>(n), Ordinal(-1));
-  for (Ordinal q = 0; q < n; ++q) {
-    const Ordinal r = order[static_cast<std::size_t>(q)];
-    if (r < 0 || r >= n || position[static_cast<std::size_t>(r)] >= 0) {
-      throw std::invalid_argument("cispmv::permute_symmetric: the order is not a permutation of 0.." +
-                                  std::to_string(n - 1) + " (entry " + std::to_string(q) + " is " + std::to_string(r) +
-                                  (r >= 0 && r < n ? ", given twice)" : ", out of range)"));
-    }
-    position[static_cast<std::size_t>(r)] = q;
-  }
-  HostCsrMatrix<Scalar, Ordinal, Offset> B("permuted", n, n, A.nnz());
-  B.row_ptr(0) = 0;
-  for (Ordinal q = 0; q < n; ++q) {
-    const Ordinal r = order[static_cast<std::size_t>(q)];
-    B.row_ptr(q + 1) = B.row_ptr(q) + (A.row_ptr(r + 1) - A.row_ptr(r));
-  }
-  using Host = Kokkos::DefaultHostExecutionSpace;
-  Kokkos::parallel_for("cispmv::permute_symmetric", Kokkos::RangePolicy<Host>(0, static_cast<std::int64_t>(n)),
-                       [&](const std::int64_t q) {
-                         const Ordinal r = order[static_cast<std::size_t>(q)];
-                         std::vector<std::pair<Ordinal, Scalar>> row;
-                         row.reserve(A.row_ptr(r + 1) - A.row_ptr(r));
-                         for (Offset k = A.row_ptr(r); k < A.row_ptr(r + 1); ++k)
-                           row.emplace_back(position[static_cast<std::size_t>(A.col_idx(k))], A.values(k));
-                         std::sort(row.begin(), row.end(),
-                                   [](const auto& a, const auto& b) { return a.first < b.first; });
-                         Offset at = B.row_ptr(q);
-                         for (const auto& [c, v] : row) {
-                           B.col_idx(at) = c;
-                           B.values(at++) = v;
-                         }
-                       });
-  return B;
 }
 
 }  // namespace cispmv

@@ -306,27 +306,6 @@ std::vector<std::size_t> count_determinants_per_level(int num_orbitals, int num_
   return counts;
 }
 
-std::vector<int> spin_flip_order(const DeterminantSpace& space) {
-  if (space.num_alpha != space.num_beta) return {};
-  const DeterminantIndex index(space.determinants);
-  const std::size_t n = space.size();
-  std::vector<int> order, self;
-  order.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const Determinant& d = space.determinants[i];
-    const std::int64_t partner = index.find(Determinant{d.beta, d.alpha});
-    if (partner < 0) return {};  // the flip leaves the space
-    if (static_cast<std::size_t>(partner) == i) {
-      self.push_back(static_cast<int>(i));
-    } else if (static_cast<std::size_t>(partner) > i) {
-      order.push_back(static_cast<int>(i));
-      order.push_back(static_cast<int>(partner));
-    }
-  }
-  order.insert(order.end(), self.begin(), self.end());
-  return order;
-}
-
 DeterminantIndex::DeterminantIndex(const std::vector<Determinant>& determinants) : determinants_(&determinants) {
   std::size_t capacity = 16;
   while (capacity < 2 * determinants.size()) capacity *= 2;

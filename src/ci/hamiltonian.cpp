@@ -1,7 +1,6 @@
 // The CI Hamiltonian by the Slater-Condon rules, built string by string on any Kokkos backend.
 #include "cispmv/ci/hamiltonian.hpp"
 #include "cispmv/ci/slater_condon.hpp"
-#include "cispmv/convert.hpp"
 #include "cispmv/impl/bits.hpp"
 #include "cispmv/impl/convert_helpers.hpp"
 #include "cispmv/impl/profiling.hpp"
@@ -669,29 +668,16 @@ bool is_hamiltonian_spec(const std::string& text) { return text.rfind("fcidump:"
 
 HamiltonianSpec parse_hamiltonian_spec(const std::string& text) {
   auto fail = [&](const std::string& what) {
-    throw std::invalid_argument(
-        "'" + text.substr(0, 200) + "': " + what +
-        " (expected fcidump:FILE:LEVEL[:all-irreps][:spin-flip], e.g. fcidump:h2o.fcidump:2 for CISD)");
+    throw std::invalid_argument("'" + text.substr(0, 200) + "': " + what +
+                                " (expected fcidump:FILE:LEVEL[:all-irreps], e.g. fcidump:h2o.fcidump:2 for CISD)");
   };
   if (!is_hamiltonian_spec(text)) fail("does not start with 'fcidump:'");
   std::string rest = text.substr(8);
   HamiltonianSpec spec;
-  const auto strip = [&](const std::string& suffix) {
-    if (rest.size() <= suffix.size() || rest.compare(rest.size() - suffix.size(), suffix.size(), suffix) != 0)
-      return false;
-    rest.resize(rest.size() - suffix.size());
-    return true;
-  };
-  for (bool found = true; found;) {  // the suffixes in either order, each at most once
-    found = false;
-    if (spec.restrict_to_isym && strip(":all-irreps")) {
-      spec.restrict_to_isym = false;
-      found = true;
-    }
-    if (!spec.spin_flip && strip(":spin-flip")) {
-      spec.spin_flip = true;
-      found = true;
-    }
+  const std::string all = ":all-irreps";
+  if (rest.size() > all.size() && rest.compare(rest.size() - all.size(), all.size(), all) == 0) {
+    spec.restrict_to_isym = false;
+    rest.resize(rest.size() - all.size());
   }
   const std::size_t colon = rest.rfind(':');
   if (colon == std::string::npos) fail("no ':LEVEL' after the file name");
@@ -709,16 +695,7 @@ HamiltonianSpec parse_hamiltonian_spec(const std::string& text) {
 HostCsr build_hamiltonian(const HamiltonianSpec& spec) {
   const FciDump dump = read_fcidump(spec.fcidump);
   const DeterminantSpace space = make_determinant_space(dump, spec.level, spec.restrict_to_isym);
-  if (!spec.spin_flip) return build_hamiltonian(dump, space);
-  const std::vector<int> order = spin_flip_order(space);
-  if (order.empty()) {
-    throw std::invalid_argument(
-        "fcidump:" + spec.fcidump + ": ':spin-flip' needs a space closed under exchanging alpha and beta; this one " +
-        (space.num_alpha != space.num_beta ? "has " + std::to_string(space.num_alpha) + " alpha and " +
-                                                 std::to_string(space.num_beta) + " beta electrons"
-                                           : std::string("is not (its reference's alpha and beta strings differ)")));
-  }
-  return permute_symmetric(build_hamiltonian(dump, space), order);
+  return build_hamiltonian(dump, space);
 }
 
 }  // namespace cispmv::ci

@@ -138,20 +138,6 @@ double count_determinants(int num_orbitals, int num_alpha, int num_beta, int max
 /// restriction, from binomial coefficients (a check on make_determinant_space).
 std::vector<std::size_t> count_determinants_per_level(int num_orbitals, int num_alpha, int num_beta, int max_level);
 
-/// The space's determinants in spin-flip pairs: each determinant (alpha a, beta b) beside its partner
-/// (alpha b, beta a), as positions 2i and 2i + 1 (the pairs in the order of their first determinant
-/// in the space), then the determinants that are their own partner (a == b) in space order. Returns
-/// position -> determinant index, for permute_symmetric (convert.hpp); empty when the space is not
-/// closed under the flip (other numbers of alpha and beta electrons, or a reference or truncation
-/// that treats the spins differently).
-///
-/// What it is for: H(flip d, flip c) = +-H(d, c) (the Hamiltonian does not depend on the electrons'
-/// spin), so the rows of a pair have their entries in the same columns' pairs and, in this order,
-/// columns 2j and 2j + 1 side by side: at each step of a product the two rows gather X's rows from one
-/// 128-byte line (8 vectors of doubles) where the space's order spreads them over two. A row sort that
-/// keeps rows of equal length in matrix order (csell's windows) keeps the pairs together.
-std::vector<int> spin_flip_order(const DeterminantSpace& space);
-
 /// Hash index from a determinant to its position in a DeterminantSpace: open addressing with linear
 /// probing over a power-of-two table of 32-bit positions, at most half full, so that a lookup costs
 /// about one cache miss and finding the connected determinants of a row never scans the space.

@@ -174,30 +174,26 @@ inline int hamiltonian_block_rows(double row_bytes, double budget) {
   return static_cast<int>(std::max(32.0, std::floor(budget / row_bytes / 32) * 32));
 }
 
-/// A CI Hamiltonian named where a matrix file would be: `fcidump:FILE:LEVEL[:all-irreps][:spin-flip]`,
-/// e.g. `fcidump:unit_tests/data/h2o_631g.fcidump:10` (LEVEL >= the number of electrons is full CI).
-/// The space keeps the determinants of irrep ISYM (as `cispmv ci` does by default), or of every irrep
-/// with `:all-irreps`; with `:spin-flip` the rows and columns are in spin-flip pairs (spin_flip_order),
-/// the same Hamiltonian in another order of the determinants.
+/// A CI Hamiltonian named where a matrix file would be: `fcidump:FILE:LEVEL[:all-irreps]`, e.g.
+/// `fcidump:unit_tests/data/h2o_631g.fcidump:10` (LEVEL >= the number of electrons is full CI). The
+/// space keeps the determinants of irrep ISYM (as `cispmv ci` does by default), or of every irrep with
+/// `:all-irreps`.
 struct HamiltonianSpec {
   std::string fcidump;           ///< path of the FCIDUMP file
   int level = 0;                 ///< maximum excitation level
   bool restrict_to_isym = true;  ///< false with ":all-irreps"
-  bool spin_flip = false;        ///< true with ":spin-flip"
 };
 
 /// True when `text` names a Hamiltonian (starts with "fcidump:") rather than a file or suite matrix.
 bool is_hamiltonian_spec(const std::string& text);
 
-/// Parses `fcidump:FILE:LEVEL[:all-irreps][:spin-flip]` (the suffixes in either order; FILE may itself
-/// contain ':'). Throws
+/// Parses `fcidump:FILE:LEVEL[:all-irreps]` (FILE may itself contain ':'). Throws
 /// std::invalid_argument naming the spec and what is wrong (no file, no level, a level that is not a
 /// positive integer).
 HamiltonianSpec parse_hamiltonian_spec(const std::string& text);
 
 /// Reads the FCIDUMP, builds the space of `spec` and its Hamiltonian (without the core energy), as
-/// build_hamiltonian does, in spin_flip_order with `:spin-flip` (std::invalid_argument when the space
-/// has no such order): what the benchmarks and `cispmv run` multiply with.
+/// build_hamiltonian does: what the benchmarks and `cispmv run` multiply with.
 HostCsr build_hamiltonian(const HamiltonianSpec& spec);
 
 }  // namespace cispmv::ci
