@@ -41,6 +41,35 @@ case "${1:-}" in
           cut -c1-160 | tee -a $RES/log.txt; pack
       done
     done ;;
+  c)  # (H200, a's programs) the k = 8 pair kernel on the frozen core in the space's order: its achieved occupancy, the
+      # schedulers' issue and its stalls by reason (what bounds it at 15.75 cycles a warp per issued instruction)
+    PREBUILT=.device/cuda-kokkos4-bin.tar.xz prebuilt
+    B=$K4/perf/spmv_bench
+    timeout $(left 570) ncu --kernel-name-base demangled --kernel-name regex:PairTag --launch-skip 2 --launch-count 1 \
+      --section Occupancy --section LaunchStats --section SchedulerStats --section WarpStateStats \
+      --metrics smsp__pcsamp_warps_issue_stalled_long_scoreboard,smsp__pcsamp_warps_issue_stalled_lg_throttle,smsp__pcsamp_warps_issue_stalled_mio_throttle,smsp__pcsamp_warps_issue_stalled_wait,smsp__pcsamp_warps_issue_stalled_not_selected,smsp__pcsamp_warps_issue_stalled_selected,smsp__pcsamp_warps_issue_stalled_math_pipe_throttle,smsp__pcsamp_warps_issue_stalled_short_scoreboard,smsp__pcsamp_warps_issue_stalled_no_instructions,smsp__pcsamp_warps_issue_stalled_barrier,smsp__pcsamp_warps_issue_stalled_drain,smsp__pcsamp_warps_issue_stalled_dispatch_stall,smsp__pcsamp_warps_issue_stalled_tex_throttle \
+      $B --matrix $FC --iterations 3 --repetitions 1 --out-dir /tmp/nn --vectors 8 \
+      --benchmark_filter="block/k:8/csell-inline-sorted/lanes/" > $RES/ncu-fc-k8-occupancy.txt 2>&1
+    echo "ncu rc $?" | tee -a $RES/log.txt
+    grep -vE "^==PROF==|^ *$|^---" $RES/ncu-fc-k8-occupancy.txt | grep -E "Occupancy|Warps|Block|Registers|Issue|Eligible|Active|Waves|smsp__|Grid|Threads|Shared" |
+      cut -c1-140 | tee -a $RES/log.txt ;;
+  d)  # (H200, Kokkos 4.6 build of the rows_per_team experiment) CUDA tests; csell-inline-sorted at k = 4, 8, 16 with each
+      # team walking 64 .. 1,024 rows (rows:N) against its lanes' rows once, two processes of the frozen core and one of
+      # the all-electron matrix (k = 8), the single-vector csell in each; ncu L1 / L2 of k = 8 once and at rows:256
+    PREBUILT=.device/cuda-kokkos4-bin.tar.xz prebuilt
+    B=$K4/perf/spmv_bench
+    TESTS_BIN=$K4/unit_tests/cispmv_test_cuda tests '*' all 60
+    R='csell/automatic/lanes:1/sort:64/|block/k:[0-9]+/csell-inline-sorted/lanes/'
+    for i in 1 2; do bench d-fc$i $FC "$R" "--vectors 4,8,16" $(( 60 + 70 * i )); done
+    ITERS=10 bench d-ae $AE "csell/automatic/lanes:1/sort:64/|block/k:8/csell-inline-sorted/lanes/" "--vectors 8" 330
+    M=l1tex__t_sector_hit_rate.pct,lts__t_sectors.sum,gpu__time_duration.sum,l1tex__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active
+    for v in once:'block/k:8/csell-inline-sorted/lanes/iter' rows256:'block/k:8/csell-inline-sorted/lanes/rows:256/'; do
+      timeout $(left 570) ncu --kernel-name-base demangled --kernel-name regex:PairTag --launch-skip 2 --launch-count 1 \
+        --metrics $M $B --matrix $FC --iterations 3 --repetitions 1 --out-dir /tmp/nn --vectors 8 \
+        --benchmark_filter="${v#*:}" > $RES/ncu-fc-${v%%:*}.txt 2>&1
+      echo "ncu ${v%%:*} rc $?" | tee -a $RES/log.txt
+      grep -E "l1tex__|gpu__time|lts__|sm__warps" $RES/ncu-fc-${v%%:*}.txt | cut -c1-160 | tee -a $RES/log.txt; pack
+    done ;;
   *) echo "dev_call.sh: unknown call '${1:-}'"; exit 2 ;;
 esac
 pack
