@@ -429,13 +429,6 @@ class Suite {
               tag + "csell-inline-sorted",
               [this] { return build_format<Format::csell>(host_, FormatParams::for_block_products<Exec>()); }, k,
               BlockShape::lanes, per_lane);
-        // ... with each team walking more rows than its lanes hold (SpmvOptions::rows_per_team: neighbouring rows
-        // in turn on one SM, whose gathers share rows of X)
-        for (const int rows : {64, 128, 256, 512, 1024})
-          add_block_format(
-              tag + "csell-inline-sorted",
-              [this] { return build_format<Format::csell>(host_, FormatParams::for_block_products<Exec>()); }, k,
-              BlockShape::lanes, 0, rows);
         // ... and in other windows than the automatic one (a slice, 256 rows, the largest), its automatic width
         for (const int window : {32, 256, impl::max_sort_window}) {
           add_block_format(
@@ -710,18 +703,15 @@ class Suite {
   }
 
   template <class MakeHost>
-  void add_block_format(const std::string& label, MakeHost make_host, int k, BlockShape shape, int lane_columns = 0,
-                        int rows_per_team = 0) {
+  void add_block_format(const std::string& label, MakeHost make_host, int k, BlockShape shape, int lane_columns = 0) {
     using Right = Kokkos::View<Scalar**, Kokkos::LayoutRight, Mem>;
     const std::string width = lane_columns > 0 ? std::to_string(lane_columns) : "";
-    const std::string team = rows_per_team > 0 ? "/rows:" + std::to_string(rows_per_team) : "";
-    add(label + "/" + block_shape_name(shape) + width + team, [this, make_host, k, shape, lane_columns, rows_per_team] {
+    add(label + "/" + block_shape_name(shape) + width, [this, make_host, k, shape, lane_columns] {
       using DeviceMatrix = decltype(to_device<Exec>(make_host()));
       auto A = std::make_shared<DeviceMatrix>(to_device<Exec>(make_host()));
       SpmvOptions o;
       o.block_shape = shape;
       o.lane_columns = lane_columns;
-      o.rows_per_team = rows_per_team;
       auto plan = std::make_shared<SpmvPlan<Exec, DeviceMatrix>>(Exec(), *A, o);
       auto X = std::make_shared<Right>(block_x<Right>(k));
       auto Y = std::make_shared<Right>("Y", host_.num_rows, k);

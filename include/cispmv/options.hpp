@@ -69,8 +69,7 @@ struct SpmvOptions {
   Kernel kernel = Kernel::automatic;
   /// Rows a team works on (the paper's block-size study); csell's thread-per-row kernel on GPUs: rows
   /// per block of threads, at most what the kernel's registers allow and, for its plain loop (compiled
-  /// with launch bounds), at most 256 (the plan's description says); csell's pair kernels on GPUs
-  /// (several vectors): rows one team walks in turn, as many as its lanes hold at a time (0: once).
+  /// with launch bounds), at most 256 (the plan's description says).
   int rows_per_team = 0;
   int vector_length = 0;  ///< lanes per row (power of two <= 32; 32 = a CUDA warp; csell: its row_lanes)
   /// Independent accumulators per lane of the CSR / hybrid vector kernels, and entries the csell

@@ -606,13 +606,8 @@ class SpmvPlan {
     if constexpr (impl::is_gpu_space_v<Exec>) {
       constexpr int team = F::pair_team_size;
       const std::int64_t lanes = static_cast<std::int64_t>(A_.num_rows) << f.lane_shift;
-      const std::int64_t teams = (lanes + team - 1) / team;
-      // rows_per_team: the rows one team walks, its lanes' rows (team >> lane_shift) at a time
-      F g = f;
-      g.team_span = std::max(1, opts_.rows_per_team / std::max(1, team >> f.lane_shift));
-      team_launch(
-          block_label_,
-          Kokkos::TeamPolicy<Exec, Tag>(exec_, static_cast<int>((teams + g.team_span - 1) / g.team_span), team, 1), g);
+      team_launch(block_label_,
+                  Kokkos::TeamPolicy<Exec, Tag>(exec_, static_cast<int>((lanes + team - 1) / team), team, 1), f);
     } else {
       launch_lanes<Tag>(f);
     }

@@ -272,9 +272,6 @@ struct SpmvBlockFunctorBase : SpmvFunctorBase<Exec, Matrix, XView, YView, beta_g
   int first = 0;       ///< first column of X and Y of this launch
   int columns = K;     ///< columns of this launch (<= K)
   int lane_shift = 0;  ///< lane shape: log2 of the lanes per row
-  /// Formats' pair kernels on GPUs (teams of consecutive lanes): how many teams' worth of lanes one team
-  /// walks in turn, its own consecutive rows (SpmvPlan::launch_pair_kernel; 1: a team's lanes once).
-  int team_span = 1;
 
   SpmvBlockFunctorBase(const Matrix& A_, const XView& x_, const YView& y_, value_type alpha_, value_type beta_,
                        int first_, int columns_)

@@ -423,9 +423,7 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
   static constexpr int pair_team_size = 128;
   template <int Variant>
   KOKKOS_INLINE_FUNCTION void operator()(PairTag<Variant>, const typename Base::team_member& team) const {
-    const std::int64_t first = static_cast<std::int64_t>(team.league_rank()) * this->team_span;
-    for (int s = 0; s < this->team_span; ++s)
-      (*this)(PairTag<Variant>(), (first + s) * team.team_size() + team.team_rank());
+    (*this)(PairTag<Variant>(), static_cast<std::int64_t>(team.league_rank()) * team.team_size() + team.team_rank());
   }
 
   /// Thread per row: each entry decoded once for the K columns (two entries' loads in flight).
