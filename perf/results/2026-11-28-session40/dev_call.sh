@@ -33,6 +33,19 @@ case "${1:-}" in
     ncu_k8 fc-t896 $FC 'block/k:8/csell-inline-sorted/lanes/team:896/'
     ncu_k8 ae-t128 $AE 'block/k:8/csell-inline-sorted/lanes/iter'
     ncu_k8 ae-t896 $AE 'block/k:8/csell-inline-sorted/lanes/team:896/' ;;
+  b)  # (H200, Kokkos 4.6 build of the persistent-teams experiment) every CUDA test; csell-inline-sorted at k = 4, 8, 16:
+      # the library's teams of 128, persistent teams of 128, 448 and 896, teams of 896 launched as usual; two processes
+      # of the frozen core and one of the all-electron matrix (k = 8), the single-vector csell in each; ncu of k = 8 at
+      # persistent 896 and 128 on both matrices
+    PREBUILT=.device/cuda-kokkos4-bin.tar.xz prebuilt
+    B=$K4/perf/spmv_bench
+    TESTS_BIN=$K4/unit_tests/cispmv_test_cuda tests '*' all 90
+    R='csell/automatic/lanes:1/sort:64/|block/k:[0-9]+/csell-inline-sorted/lanes/'
+    for i in 1 2; do bench b-fc$i $FC "$R" "--vectors 4,8,16" $(( 90 + 50 * i )); done
+    ITERS=10 bench b-ae $AE "csell/automatic/lanes:1/sort:64/|block/k:8/csell-inline-sorted/lanes/" "--vectors 8" 300
+    ncu_k8 fc-p896 $FC 'block/k:8/csell-inline-sorted/lanes/persistent:896/'
+    ncu_k8 fc-p128 $FC 'block/k:8/csell-inline-sorted/lanes/persistent:128/'
+    ncu_k8 ae-p896 $AE 'block/k:8/csell-inline-sorted/lanes/persistent:896/' ;;
   *) echo "dev_call.sh: unknown call '${1:-}'"; exit 2 ;;
 esac
 pack
