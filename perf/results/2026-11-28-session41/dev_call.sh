@@ -29,6 +29,19 @@ case "${1:-}" in
     ncu_w ae-k1 $AE 'SpmvFunctor.*CompressedSell' 'csell/automatic/lanes:1/sort:64/' 8
     ncu_w fc-k8 $FC PairTag 'block/k:8/csell-inline-sorted/lanes/iter' 8
     ncu_w fc-k1 $FC 'SpmvFunctor.*CompressedSell' 'csell/automatic/lanes:1/sort:64/' 8 ;;
+  b)  # (H200, Kokkos 4.6 build of the spin-flip half-matrix experiment) k = 8 on both matrices in spin-flip order (the
+      # half matrix `csell-half` and the full `csell-inline-sorted`) and in the space's order (the library's csell-inline-sorted
+      # and the single-vector csell: issue 14's ratio); ncu of the half kernel's wavefronts on both matrices
+    PREBUILT=.device/cuda-kokkos4-bin.tar.xz prebuilt
+    B=$K4/perf/spmv_bench
+    SF='block/k:8/csell-(inline-sorted/lanes/iter|half)'
+    SP='csell/automatic/lanes:1/sort:64/|block/k:8/csell-inline-sorted/lanes/iter'
+    bench b-fc-flip $FC:spin-flip "$SF" "--vectors 8" 120
+    bench b-fc $FC "$SP" "--vectors 8" 160
+    ITERS=10 bench b-ae-flip $AE:spin-flip "$SF" "--vectors 8" 330
+    ITERS=10 bench b-ae $AE "$SP" "--vectors 8" 420
+    ncu_w ae-half $AE:spin-flip half_pairs 'block/k:8/csell-half' 8
+    ncu_w fc-half $FC:spin-flip half_pairs 'block/k:8/csell-half' 8 ;;
   *) echo "dev_call.sh: unknown call '${1:-}'"; exit 2 ;;
 esac
 pack
