@@ -17,7 +17,7 @@ ncu_w() {  # tag, matrix, kernel regex, benchmark filter, vectors: one launch's 
     --metrics $M $B --matrix $2 --iterations 3 --repetitions 1 --out-dir /tmp/nn --vectors $5 \
     --benchmark_filter="$4" > $RES/ncu-$1.txt 2>&1
   echo "ncu $1 rc $?" | tee -a $RES/log.txt
-  grep -E "l1tex__|gpu__time|sm__cycles|smsp__inst|launch__" $RES/ncu-$1.txt | cut -c1-160 | tee -a $RES/log.txt; pack
+  grep -E "l1tex__|gpu__time|sm__cycles|sm__warps|smsp__inst|launch__|lts__|dram__" $RES/ncu-$1.txt | cut -c1-160 | tee -a $RES/log.txt; pack
 }
 case "${1:-}" in
   a)  # (H200, the Kokkos 4.6 programs of s40-b: 81c9658 + the persistent-teams experiment, which is opt-in: the
@@ -42,6 +42,16 @@ case "${1:-}" in
     ITERS=10 bench b-ae $AE "$SP" "--vectors 8" 420
     ncu_w ae-half $AE:spin-flip half_pairs 'block/k:8/csell-half' 8
     ncu_w fc-half $FC:spin-flip half_pairs 'block/k:8/csell-half' 8 ;;
+  c)  # (H200, b's programs) ncu of b's half kernel (b's ncu named the kernel by its label, which ncu does not see) and of
+      # the full pair kernel in spin-flip order on the all-electron matrix: wavefronts, their rate, L1 hits, L2 sectors,
+      # DRAM, warps active
+    PREBUILT=.device/cuda-kokkos4-bin.tar.xz prebuilt
+    B=$K4/perf/spmv_bench
+    M=$M,l1tex__t_sector_hit_rate.pct,lts__t_sectors.sum,dram__bytes_read.sum,sm__warps_active.avg.pct_of_peak_sustained_active
+    ncu_w ae-half $AE:spin-flip HalfPairKernel 'block/k:8/csell-half' 8
+    ncu_w ae-flip-k8 $AE:spin-flip PairTag 'block/k:8/csell-inline-sorted/lanes/iter' 8
+    ncu_w fc-half $FC:spin-flip HalfPairKernel 'block/k:8/csell-half' 8
+    ncu_w fc-flip-k8 $FC:spin-flip PairTag 'block/k:8/csell-inline-sorted/lanes/iter' 8 ;;
   *) echo "dev_call.sh: unknown call '${1:-}'"; exit 2 ;;
 esac
 pack
