@@ -1,4 +1,4 @@
-// Session 43's micro-benchmark (issue 14): the one block layout that sessions 39-42 did not exclude, measured before
+// Session 43's micro-benchmark (issue 14): the one block layout that sessions 38-42 did not exclude, measured before
 // anything of it is built. X's rows come from a panel staged in shared memory instead of the L1 and L2.
 //
 // The model is the all-electron H2O/6-31G full-CI Hamiltonian at k = 8 vectors. Its rows and columns are
@@ -8,16 +8,18 @@
 //   - For each alpha string a' whose block H(a, a') is nonzero (a itself, its 40 single replacements, its doubles of
 //     A1 symmetry: 115 on average, 148,023 in all, computed below from the FCIDUMP's ORBSYM), the block stages
 //     X(a', :, 0..7) (82 KB) into shared memory with cp.async, double-buffered.
-//   - Each row then takes n = 6 entries (1.14e9 in all; the real matrix has 1.09e9). An entry is a 16-bit column
+//   - Each row then takes N = 6 entries a panel (1.14e9 in all; the real matrix has 1.09e9). An entry is a 16-bit column
 //     within the panel and a value. Its 64-byte row of X is read from the panel as 4 16-byte loads; the rows' chunks
 //     are swizzled so that 8 lanes whose columns differ mod 8 touch 8 different bank groups.
 //
-// Modes (the command line's third argument):
+// Modes (all of them in turn; the command line's third argument, B:C, runs one):
 //   cols: random (uniform in the panel) or balanced (the 8 lanes of a quarter-warp get distinct columns mod 8, which
 //         a format could arrange by ordering each row's entries);
 //   C:    l2   (the entries of the first 128 panels' slots, reused: C's bytes nearly free),
 //         inline (16-bit column + 8-byte value, 10 bytes an entry, from DRAM),
-//         dict (16-bit column + 16-bit index into a 512-value table in shared memory, 4 bytes an entry).
+//         dict (16-bit column + 16-bit index into a 512-value table in shared memory, 4 bytes an entry),
+//         words-l2 and words (`s43-b`: column | index << 16 in one 32-bit word, a panel's words loaded before its
+//         barrier; from the window and from DRAM).
 // Every mode's result is checked against a host computation of 2 alpha strings' rows (all 8 columns).
 //
 // Build: nvcc -O3 -std=c++17 -arch=sm_90 -o panel_gather panel_gather.cu   (`s43-c`: also -DSINGLES_ONLY)
