@@ -1,5 +1,5 @@
 # cispmv_add_backend_test(BACKEND SOURCES): one executable cispmv_test_<backend> whose translation
-# units are generated as  #include "backend_<backend>.hpp"  +  #include "tst_<topic>.hpp".
+# units are generated as  #include "backend_<backend>.hpp"  +  #include "<feature>/tst_<topic>.hpp".
 function(cispmv_add_backend_test backend bodies)
   string(TOLOWER ${backend} lower)
   set(generated "")
@@ -7,7 +7,7 @@ function(cispmv_add_backend_test backend bodies)
     get_filename_component(topic ${body} NAME_WE)
     set(tu ${CMAKE_CURRENT_BINARY_DIR}/${lower}/${topic}_${lower}.cpp)
     file(CONFIGURE OUTPUT ${tu} CONTENT
-         "#include \"backend_${lower}.hpp\"\n#include \"${topic}.hpp\"\n" @ONLY)
+         "#include \"backend_${lower}.hpp\"\n#include \"${body}\"\n" @ONLY)
     list(APPEND generated ${tu})
   endforeach()
   add_executable(cispmv_test_${lower} ${generated} ${CMAKE_CURRENT_SOURCE_DIR}/test_main.cpp)

@@ -7,7 +7,8 @@
 #   cmake/dev.sh [--preset ...] build
 #   cmake/dev.sh [--preset ...] cli [any cispmv command line]
 #
-# `run` is the main job (the cispmv program on its built-in default matrix), `test` the test suite.
+# `run` is the main job (the cispmv program on its built-in default matrix: only the program is built), `test` the
+# test suite (everything is built), `build` everything, `cli` the program with any command line.
 # --kokkos 4 builds against Kokkos 4.6.01 + Kokkos Kernels 4.6.02 (preset <preset>-kokkos4; --source
 # names the release archives, e.g. ../shared/deps); the default is Kokkos 3.4.01.
 # With Kokkos_ROOT and KokkosKernels_ROOT set, the installed Kokkos is used instead of .deps/.
@@ -67,7 +68,11 @@ esac
 jobs=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
 # shellcheck disable=SC2086  # CISPMV_CMAKE_ARGS is a list of arguments
 cmake --preset "$preset" ${CISPMV_CMAKE_ARGS:-} >/dev/null
-cmake --build --preset "$preset" --parallel "$jobs"
+# the main job and the command line need the program alone; the tests need everything
+case "$job" in
+  run|cli) cmake --build --preset "$preset" --parallel "$jobs" --target cispmv_cli ;;
+  *) cmake --build --preset "$preset" --parallel "$jobs" ;;
+esac
 
 case "$job" in
   build) ;;

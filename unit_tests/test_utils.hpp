@@ -39,6 +39,29 @@ inline HostCsr paper_example() {
   return from_coo(coo);
 }
 
+/// rows x cols with `per_row` entries per row at random distinct columns, values drawn from
+/// `distinct` values (a CI matrix's few distinct integrals), sorted rows.
+inline HostCsr few_valued(int rows, int cols, int per_row, int distinct, std::uint64_t seed, int spread = 0) {
+  Rng rng(seed);
+  CooMatrix<double, int> coo;
+  coo.num_rows = rows;
+  coo.num_cols = cols;
+  for (int r = 0; r < rows; ++r) {
+    std::vector<int> picked;
+    const int length = spread > 0 ? per_row - spread + rng.below(2 * spread + 1) : per_row;  // per_row +- spread
+    while (static_cast<int>(picked.size()) < length) {
+      const int c = rng.below(cols);
+      if (std::find(picked.begin(), picked.end(), c) == picked.end()) picked.push_back(c);
+    }
+    for (int c : picked) {
+      coo.row_idx.push_back(r);
+      coo.col_idx.push_back(c);
+      coo.values.push_back(0.125 * (1 + rng.below(distinct)) - 0.0625 * distinct);
+    }
+  }
+  return from_coo(coo);
+}
+
 /// Random irregular matrix: row lengths drawn from a mix of empty rows, short rows (< a warp) and
 /// rows far longer than a warp (up to max_len), distinct sorted columns, values in +-[0.5, 1.5].
 template <class Scalar = double, class Offset = std::size_t>

@@ -7,6 +7,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "cispmv/formats/compressed_sell.hpp"
+#include "cispmv/formats/compressed_sell_encoder.hpp"
 #include "cispmv/formats/csr.hpp"
 #include "cispmv/impl/backend.hpp"
 #include "cispmv/options.hpp"
@@ -49,25 +50,23 @@ struct FormatChoice {
 namespace impl {
 
 /// Fractions of the copy bandwidth each kernel reached in cispmv's benchmarks, with the row count
-/// `rows` of the matrix (perf/results/2026-11-22-h100/). A thread-per-row kernel has one thread per
-/// row, so on a GPU it reaches its bandwidth only with a few hundred thousand rows: H100, Sliced
-/// ELLPACK 81 % of copy on the 1.66M-row FCI Hamiltonian, 53 % on 245K rows, 16 % on 32K; csell 50 %,
-/// 40 % and 27 % (it also waits on its value-table gathers). The vector-per-row kernels do not depend
-/// on it (hybrid 47-62 %, CSR 48-51 %). Host: CSR thread per row reaches ~85 % of a STREAM copy; the
-/// column-major sliced layouts walk each row with a stride of a slice (2 cores: Sliced ELLPACK ~0.3 of
-/// CSR's bandwidth); csell's host shape streams whole slices and reaches ~0.30 of CSR's bandwidth
-/// (2 cores, frozen-core H2O full CI: 430 MB in 39.2-40.6 ms against CSR's 1,201 MB in 32.9 ms,
-/// perf/results/2026-11-23-debian-2core/): it is waiting on its gathers, not on memory.
+/// `rows` of the matrix. A thread-per-row kernel has one thread per row, so on a GPU it reaches its
+/// bandwidth only with a few hundred thousand rows: H100, Sliced ELLPACK 81 % of copy on the 1.66M-row
+/// FCI Hamiltonian, 53 % on 245K rows, 16 % on 32K; csell 50 %, 40 % and 27 % (it also waits on its
+/// value-table gathers). The vector-per-row kernels do not depend on it (hybrid 47-62 %, CSR 48-51 %).
+/// Host: CSR thread per row reaches ~85 % of a STREAM copy; the column-major sliced layouts walk each
+/// row with a stride of a slice (2 cores: Sliced ELLPACK ~0.3 of CSR's bandwidth); csell's host shape
+/// streams whole slices and reaches ~0.30 of CSR's bandwidth (2 cores, frozen-core H2O full CI: 430 MB
+/// in 39.2-40.6 ms against CSR's 1,201 MB in 32.9 ms): it is waiting on its gathers, not on memory.
 /// `values_inline`: csell without a value table (random values) has no table gathers and reaches 68 %
-/// of copy on 1M rows (H100, scaled-1048576, 2 entries per step; perf/results/2026-11-24-h100-session5/).
+/// of copy on 1M rows (H100, scaled-1048576, 2 entries per step).
 /// `lanes` > 1: csell with several lanes per row (impl::automatic_row_lanes, for matrices whose rows
 /// leave a GPU's thread slots free), whose vector kernel does not depend on the row count: H200,
-/// 70 % of copy with values inline (paper32k-1, 8 lanes), 37 % with a table (frozen-core FCI, 4 lanes;
-/// perf/results/2026-11-24-session8/).
-/// Host with csell's AVX-512 walk (impl::host_simd; perf/results/2026-11-25-session14/, frozen-core FCI,
-/// against Kokkos Kernels' CSR): values inline stream as CSR does (0.85; Zen 4, 2 cores: 1.0 GB in 36
-/// ms against CSR's 1.2 GB in 59), a table read by gathers 0.5 (Intel Xeon, 16 cores: 0.45 GB in 7.3
-/// ms against 1.2 GB in 11.2), by scalar loads 0.3 (Zen 4: 0.45 GB in 44 ms).
+/// 70 % of copy with values inline (paper32k-1, 8 lanes), 37 % with a table (frozen-core FCI, 4 lanes).
+/// Host with csell's AVX-512 walk (impl::host_simd; frozen-core FCI, against Kokkos Kernels' CSR):
+/// values inline stream as CSR does (0.85; Zen 4, 2 cores: 1.0 GB in 36 ms against CSR's 1.2 GB in 59),
+/// a table read by gathers 0.5 (Intel Xeon, 16 cores: 0.45 GB in 7.3 ms against 1.2 GB in 11.2), by
+/// scalar loads 0.3 (Zen 4: 0.45 GB in 44 ms).
 template <class Exec>
 double kernel_efficiency(Format f, double rows, bool values_inline = false, int lanes = 1) {
   if constexpr (is_gpu_space_v<Exec>) {
@@ -98,13 +97,12 @@ double kernel_efficiency(Format f, double rows, bool values_inline = false, int 
 /// What building a format from a CSR costs on Exec, in CSR reads (the conversion's time over the time
 /// one read of the CSR takes at the copy bandwidth), measured: on a GPU csell is encoded where the CSR
 /// lives, 124 reads (H100: 0.54 s for the 13.1 GB all-electron FCI Hamiltonian, whose read takes 4.4
-/// ms; perf/results/2026-11-23-h100/), and the other formats go through a host copy, ~4,600 reads (csell
-/// that way took 20.4 s, same results); on the host csell takes ~80 reads (2 cores: 2.2 s for the 1.2
-/// GB frozen-core one, read in 28 ms at the copy bandwidth; perf/results/2026-11-23-debian-2core/), and
-/// Sliced ELLPACK and the hybrid format, one O(nnz) pass as well, are taken as csell's. CSR costs nothing.
-/// On the host csell with its values inline samples nothing and builds no table: 24 reads (2 cores,
-/// session 16: `cispmv ci` frozen core, convert 0.9-1.06 s against CSR's 0.29-0.32 for a CSR read in
-/// ~31 ms at the VM's 38.7 GB/s copy bandwidth).
+/// ms), and the other formats go through a host copy, ~4,600 reads (csell that way took 20.4 s, same
+/// results); on the host csell takes ~80 reads (2 cores: 2.2 s for the 1.2 GB frozen-core one, read in
+/// 28 ms at the copy bandwidth), and Sliced ELLPACK and the hybrid format, one O(nnz) pass as well, are
+/// taken as csell's. CSR costs nothing. On the host csell with its values inline samples nothing and
+/// builds no table: 24 reads (2 cores, `cispmv ci` frozen core, convert 0.9-1.06 s against CSR's
+/// 0.29-0.32 for a CSR read in ~31 ms at the VM's 38.7 GB/s copy bandwidth).
 template <class Exec>
 double conversion_reads(Format f, bool values_inline = false) {
   if (f == Format::csr) return 0.0;
@@ -116,25 +114,23 @@ double conversion_reads(Format f, bool values_inline = false) {
   }
 }
 
-/// Several vectors per product on a GPU (a block eigensolver's): fractions of the copy bandwidth,
-/// in the matrix's and the vectors' bytes, of the two formats whose block kernels were measured there.
-/// H200, session 12 (perf/results/2026-11-24-session12/s12-d, `cispmv ci` H2O/6-31G full CI, 5 roots:
-/// 17 block products of 5 vectors): CSR 16.6 ms per product for 13.3 GB (0.19 of a 4.1 TB/s copy);
-/// csell as FormatParams::for_block_products builds it (values inline, rows sorted) 6.45 ms for 11.2
-/// GB (0.42). Their bound is L1 throughput (ncu, session 12), not bytes: these fractions are measured
-/// at 5 vectors and only roughly hold at other counts.
+/// Several vectors per product on a GPU (a block eigensolver's): fractions of the copy bandwidth, in
+/// the matrix's and the vectors' bytes, of the two formats whose block kernels were measured there.
+/// H200 (`cispmv ci` H2O/6-31G full CI, 5 roots: 17 block products of 5 vectors): CSR 16.6 ms per
+/// product for 13.3 GB (0.19 of a 4.1 TB/s copy); csell as FormatParams::for_block_products builds it
+/// (values inline, rows sorted) 6.45 ms for 11.2 GB (0.42). Their bound is L1 throughput (ncu), not
+/// bytes: these fractions are measured at 5 vectors and only roughly hold at other counts.
 inline constexpr double gpu_block_efficiency_csr = 0.19;
 inline constexpr double gpu_block_efficiency_csell = 0.42;
 /// Several vectors per product on a CPU: the time of a block product of k vectors over the time of
-/// CSR's single-vector product, for the formats with a block kernel, measured on our 2 cores (AMD Zen 4,
-/// frozen-core H2O/6-31G full CI, spmv_bench medians; perf/results/2026-11-25-session16/local-2core/:
-/// CSR 63.5 / 71.4 / 96.7 / 232 / 538 / 989 ms at k = 1 / 2 / 4 / 8 / 12 / 16, csell with its AVX-512
-/// block walk 35.2 / 117 / 128 / 141 / 185 / 213). CSR's rows gather k-wide rows of X that leave the
-/// caches as k grows; csell's walk carries 8 rows' sums in vector registers. csell without the walk (no
-/// AVX-512, or float) runs its portable loop: 259 / 376 / ~1,000 ms at k = 4 / 8 / 16 in session 15
-/// (perf/results/2026-11-25-session15/local-2core/), ~1.1x CSR's single product at k = 1, the rest
-/// interpolated. Beyond 16 columns a plan launches 16 at a time. Formats without a block kernel
-/// multiply the columns one by one (k single products).
+/// CSR's single-vector product, for the formats with a block kernel, measured on our 2 cores (AMD
+/// Zen 4, frozen-core H2O/6-31G full CI, spmv_bench medians: CSR 63.5 / 71.4 / 96.7 / 232 / 538 / 989 ms at
+/// k = 1 / 2 / 4 / 8 / 12 / 16, csell with its AVX-512 block walk 35.2 / 117 / 128 / 141 / 185 / 213).
+/// CSR's rows gather k-wide rows of X that leave the caches as k grows; csell's walk carries 8 rows'
+/// sums in vector registers. csell without the walk (no AVX-512, or float) runs its portable loop:
+/// 259 / 376 / ~1,000 ms at k = 4 / 8 / 16, ~1.1x CSR's single product at k = 1, the rest interpolated.
+/// Beyond 16 columns a plan launches 16 at a time. Formats without a block kernel multiply the columns
+/// one by one (k single products).
 struct HostBlockRatio {
   int k;
   double csr, csell_walk, csell_portable;

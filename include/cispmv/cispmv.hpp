@@ -10,6 +10,7 @@
 #include "cispmv/convert.hpp"
 #include "cispmv/errors.hpp"
 #include "cispmv/formats/compressed_sell.hpp"
+#include "cispmv/formats/compressed_sell_encoder.hpp"
 #include "cispmv/formats/csr.hpp"
 #include "cispmv/formats/ell.hpp"
 #include "cispmv/formats/hybrid.hpp"

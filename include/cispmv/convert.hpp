@@ -2,13 +2,15 @@
 /// \file convert.hpp
 /// Moving formats between memory spaces (to_device, to_host), their allocated bytes, value casts,
 /// and the COO exchange format. Each format's own converters (to_ell, to_sliced_ell, to_hybrid, ...
-/// and to_csr back) live in its header under formats/: every format is built on the host from a host
-/// CSR matrix in O(nnz) work (the paper scans the dense matrix, O(rows*cols)), in parallel over rows,
-/// and converts back to CSR exactly. This header includes them all.
+/// and to_csr back) live in its header under formats/ (csell's in compressed_sell_encoder.hpp):
+/// every format is built on the host from a host CSR matrix in O(nnz) work (the paper scans the
+/// dense matrix, O(rows*cols)), in parallel over rows, and converts back to CSR exactly. This header
+/// includes them all.
 
 #include <Kokkos_Core.hpp>
 
 #include "cispmv/formats/compressed_sell.hpp"
+#include "cispmv/formats/compressed_sell_encoder.hpp"
 #include "cispmv/formats/csr.hpp"
 #include "cispmv/formats/ell.hpp"
 #include "cispmv/formats/hybrid.hpp"

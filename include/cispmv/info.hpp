@@ -13,4 +13,9 @@ std::string configuration_string();
 /// The name of the device the default execution space runs on (GPU name on CUDA, "host" else).
 std::string device_name();
 
+/// Why this build cannot run here ("" when it can): a GPU build (Kokkos' CUDA backend) where no GPU is visible
+/// (none installed, or CUDA_VISIBLE_DEVICES hides them all), said before Kokkos' initialisation aborts on it.
+/// Needs no Kokkos runtime.
+std::string missing_device();
+
 }  // namespace cispmv

@@ -31,15 +31,20 @@ std::string format_bytes(double bytes);
 /// a cap for shared machines and tests) when they are set; sysconf's physical pages elsewhere.
 std::size_t host_available_bytes();
 
-/// Free memory in the memory space of `Exec`: the device's free memory on a GPU, host_available_bytes()
-/// for host spaces.
+/// The environment variable CISPMV_MAX_MEMORY (e.g. "8G"), the cap of every memory a run may use, host and device
+/// alike; the largest size_t when it is not set.
+std::size_t memory_cap();
+
+/// Free memory in the memory space of `Exec`: the device's free memory on a GPU (at most memory_cap()),
+/// host_available_bytes() for host spaces.
 template <class Exec>
 std::size_t available_bytes() {
 #ifdef KOKKOS_ENABLE_CUDA
   if constexpr (std::is_same_v<typename Exec::memory_space, Kokkos::CudaSpace> ||
                 std::is_same_v<typename Exec::memory_space, Kokkos::CudaUVMSpace>) {
     std::size_t free_bytes = 0, total_bytes = 0;
-    if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) return free_bytes;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess)
+      return free_bytes < memory_cap() ? free_bytes : memory_cap();
     return 0;
   }
 #endif

@@ -17,9 +17,9 @@ enum class Kernel {
 /// Whether the hybrid vector kernel copies the part of x its reference region reads into team
 /// scratch memory once per team, so that the reference region's gathers hit shared memory.
 enum class StageReferenceX {
-  /// off. (Until session 6 it was on, on GPUs, where it fit: but Kokkos 3.x gave the staged team
-  /// kernels ~23 KB of L1; with the L1 preferred (TeamCache) the unstaged kernel is faster: hybrid
-  /// vector on paper32k-1, H100, 0.165 ms against 0.203 staged; perf/results/2026-11-24-h100-session6.)
+  /// off. (Not on where it fits on GPUs: Kokkos 3.x gives the staged team kernels ~23 KB of L1;
+  /// with the L1 preferred (TeamCache) the unstaged kernel is faster: hybrid vector on paper32k-1,
+  /// H100, 0.165 ms against 0.203 staged.)
   automatic,
   off,  ///< never
   on    ///< always (the plan throws std::invalid_argument if it does not fit)

@@ -6,6 +6,7 @@
 /// (impl/kernels/), its entry here and its test.
 
 #include "cispmv/formats/compressed_sell.hpp"
+#include "cispmv/formats/compressed_sell_encoder.hpp"
 #include "cispmv/formats/csr.hpp"
 #include "cispmv/formats/ell.hpp"
 #include "cispmv/formats/hybrid.hpp"

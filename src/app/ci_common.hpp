@@ -4,6 +4,7 @@
 #include "commands.hpp"
 
 #include "cispmv/ci.hpp"
+#include "cispmv/solvers/davidson_options.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -18,29 +19,41 @@
 namespace cispmv::app {
 
 /// Reads of the matrix `--format auto` plans for: a Davidson solve's iterations (H2O/6-31G full CI on
-/// an H100, perf/results/2026-11-23-h100-session3/: 14, 17 and 20 for 1, 5 and 10 roots).
+/// an H100: 14, 17 and 20 for 1, 5 and 10 roots).
 inline constexpr double davidson_reads = 20.0;
 
-/// Bytes of Davidson's vectors for `rows` rows, `roots` roots and `guards` blocks' guards (the irreps
-/// of irrep_blocks; see DavidsonOptions::row_blocks): V and AV (max(24, 8 (roots + guards)) columns
-/// each), residuals, restart scratch, and the row-major blocks of the block products (two buffers of
-/// impl::block_buffer_stride columns on the default execution space, where more than one vector is
-/// multiplied at a time).
-inline double davidson_vector_bytes(int roots, double rows, int guards = 0) {
-  const int active = roots + guards;
-  const int subspace = std::max(24, 8 * active);
-  const int block = std::min(16, active + guards);
-  const double blocks = active > 1 ? 2.0 * impl::block_buffer_stride<Kokkos::DefaultExecutionSpace>(block) : 0.0;
-  return (2.0 * subspace + 4.0 * active + 4.0 + blocks) * rows * sizeof(double);
+/// Bytes of Davidson's vectors for `rows` rows, `roots` roots and `guards` blocks' guards (the irreps of
+/// irrep_blocks; see DavidsonOptions::row_blocks) with its default subspace (solvers::davidson_memory_plan: V and
+/// AV, residuals, restart scratch, and the row-major blocks of the block products) on the default execution space.
+inline double davidson_vector_bytes(int roots, double rows, int guards = 0, int max_subspace = 0) {
+  solvers::DavidsonOptions o;
+  o.num_roots = roots;
+  o.max_subspace = max_subspace;
+  return solvers::davidson_memory_plan<Kokkos::DefaultExecutionSpace>(static_cast<std::size_t>(rows), o, guards, true)
+      .bytes;
 }
 
-/// How many irreps the space's determinants have (1 when it is restricted to one).
+/// How many irreps the space's determinants have (1 when it is restricted to one): from the irreps of the alpha
+/// and beta strings of each block of the space (O(strings)).
 inline int irrep_count(const ci::DeterminantSpace& space) {
   if (space.irrep != 0) return 1;
+  const std::size_t nkb = static_cast<std::size_t>(space.beta.max_rank()) + 1;
+  auto irreps_of_rank = [](const ci::SpinStrings& s, std::size_t k) {
+    std::uint32_t mask = 0;
+    for (std::size_t j = s.rank_offset[k]; j < s.rank_offset[k + 1]; ++j) mask |= 1u << s.irrep[j];
+    return mask;
+  };
   std::uint32_t all = 0;
-  for (std::size_t i = 0; i < space.size(); ++i) {
-    all |= 1u << (space.alpha.irrep[static_cast<std::size_t>(space.alpha_id[i])] ^
-                  space.beta.irrep[static_cast<std::size_t>(space.beta_id[i])]);
+  for (std::size_t ka = 0; ka + 1 < space.alpha.rank_offset.size(); ++ka) {
+    for (std::size_t kb = 0; kb < nkb; ++kb) {
+      if (space.block_start[ka * nkb + kb] < 0) continue;
+      const std::uint32_t a = irreps_of_rank(space.alpha, ka), b = irreps_of_rank(space.beta, kb);
+      for (int i = 0; i < 8; ++i) {
+        for (int j = 0; j < 8; ++j) {
+          if (((a >> i) & 1u) && ((b >> j) & 1u)) all |= 1u << (i ^ j);
+        }
+      }
+    }
   }
   int n = 0;
   for (; all != 0; all &= all - 1) ++n;
@@ -55,10 +68,12 @@ inline std::vector<int> irrep_blocks(const ci::FciDump& dump, const ci::Determin
                                      std::size_t end) {
   if (irrep_count(space) < 2 || !ci::irreps_uncoupled(dump, space)) return {};
   std::vector<int> blocks(end - first);
-  for (std::size_t i = first; i < end; ++i) {
-    blocks[i - first] = static_cast<int>(space.alpha.irrep[static_cast<std::size_t>(space.alpha_id[i])] ^
-                                         space.beta.irrep[static_cast<std::size_t>(space.beta_id[i])]);
-  }
+  space.for_each_determinant([&](std::int32_t ja, std::int32_t jb, std::size_t i) {
+    if (i >= first && i < end) {
+      blocks[i - first] = static_cast<int>(space.alpha.irrep[static_cast<std::size_t>(ja)] ^
+                                           space.beta.irrep[static_cast<std::size_t>(jb)]);
+    }
+  });
   return blocks;
 }
 
@@ -78,6 +93,13 @@ inline std::string method_name(const ci::DeterminantSpace& space) {
   static const char* names[] = {"HF (reference only)", "CIS", "CISD", "CISDT", "CISDTQ"};
   if (space.max_level <= 4) return names[space.max_level];
   return "CI up to excitation level " + std::to_string(space.max_level);
+}
+
+/// The ORBSYM numbering --orbsym names.
+inline ci::OrbsymNumbering orbsym_numbering(const CiCommandOptions& o) {
+  return o.orbsym == "pyscf"    ? ci::OrbsymNumbering::pyscf
+         : o.orbsym == "molpro" ? ci::OrbsymNumbering::molpro
+                                : ci::OrbsymNumbering::automatic;
 }
 
 /// The reference the options ask for (automatic when none).

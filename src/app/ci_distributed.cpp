@@ -289,40 +289,15 @@ int mpi_world_size() {
   return size;
 }
 
-int ci_distributed(const CiCommandOptions& options, std::ostream& text_out, MPI_Comm comm) {
-  const int rank = mpi::rank_of(comm), ranks = mpi::size_of(comm);
-  if (!options.write_mtx.empty()) {
-    throw std::invalid_argument("cispmv ci: --write-mtx needs the whole matrix in one process; run without mpirun");
-  }
-  if (options.format == "factored") {
-    throw std::invalid_argument(
-        "cispmv ci: --format factored runs in one process (the distributed solver multiplies row blocks of the "
-        "assembled matrix); run without mpirun, or with another --format");
-  }
-  if (options.exchange != "allgather" && options.exchange != "halo") {
-    throw std::invalid_argument("cispmv ci: --exchange must be allgather or halo, got '" + options.exchange + "'");
-  }
-  std::ostringstream discard;
-  std::ostream& out = rank == 0 && options.json != "-" ? text_out : static_cast<std::ostream&>(discard);
-  Kokkos::Timer total;
-  const FciDump dump = read_fcidump(options.fcidump);
-  out << "cispmv ci: " << options.fcidump << " on " << ranks << " MPI ranks\n";
-  const Reference reference = choose_reference(dump, options.restrict_to_isym, reference_request(options));
-  out << "reference: " << describe_determinant(reference.determinant, dump.num_orbitals, dump.orbsym) << ", energy "
-      << std::fixed << std::setprecision(10) << reference.energy + dump.core_energy << " Eh" << std::defaultfloat
-      << "\n";
-  const DeterminantSpace space =
-      make_determinant_space(dump, options.level, options.restrict_to_isym, reference.determinant);
-  if (space.size() == 0 || static_cast<std::size_t>(options.roots) > space.size()) {
-    throw std::invalid_argument(options.fcidump + ": the space has " + std::to_string(space.size()) +
-                                " determinants for " + std::to_string(options.roots) + " roots");
-  }
-  out << "  space: " << method_name(space) << ", " << space.size() << " determinants" << std::endl;
+namespace {
 
-  // the matrix per rank, estimated from sampled rows before anything large is allocated
-  int blocked_rows = 0;  // > 0: each rank's csell built in blocks of this many rows, never as a CSR
-  HamiltonianOptions hopt;
-  hopt.drop_tolerance = options.drop_tolerance;
+/// Each rank's block of the matrix, estimated from sampled rows before anything large is allocated: 0 where it fits
+/// as CSR beside its csell, else the rows of the blocks its csell is built in (a block whose CSR does not fit beside
+/// its csell: on every rank, so that all ranks hold the same format); refused where not even that fits.
+int plan_distributed(MPI_Comm comm, const DeterminantSpace& space, const FciDump& dump, const HamiltonianOptions& hopt,
+                     const CiCommandOptions& options, std::ostream& out) {
+  const int rank = mpi::rank_of(comm), ranks = mpi::size_of(comm);
+  int blocked_rows = 0;
   {
     const std::size_t n = space.size(), samples = std::min<std::size_t>(n, 4096);
     std::vector<std::int64_t> rows(samples);
@@ -355,114 +330,118 @@ int ci_distributed(const CiCommandOptions& options, std::ostream& text_out, MPI_
     }
   }
 
-  RankFigures mine;
-  nlohmann::json j;
-  int status = 0;
-  double nnz_total = 0, build_all = 0;
+  return blocked_rows;
+}
+
+/// Each rank's block built whole (or, overlapped products on several ranks, cut by columns into the part that reads
+/// its own x and the rest), in the format asked for or rank 0's automatic choice, and the distributed Davidson on it.
+int solve_whole(MPI_Comm comm, const DeterminantSpace& space, const FciDump& dump, const HamiltonianOptions& hopt,
+                const CiCommandOptions& options, RankFigures& mine, double& nnz_total, double& build_all,
+                nlohmann::json& j, std::ostream& out) {
+  const int rank = mpi::rank_of(comm), ranks = mpi::size_of(comm);
   constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Exec::memory_space>::accessible;
-  if (blocked_rows > 0) {
-    status = solve_blocked(comm, dump, space, hopt, options, blocked_rows, mine, nnz_total, build_all, j, out);
+  int status = 0;
+  MPI_Barrier(comm);
+  Kokkos::Timer timer;
+  // each rank's block, whole or (overlapped products, more than one rank) cut by columns into the
+  // part that reads its own x and the rest: built in those two parts, never whole
+  const bool split = ranks > 1 && options.overlap;
+  mpi::DistributedHamiltonian<Exec> H;
+  mpi::SplitHamiltonian<Exec> S;
+  if (split) {
+    S = mpi::build_split_hamiltonian(Exec(), comm, dump, space, hopt);
   } else {
-    MPI_Barrier(comm);
-    Kokkos::Timer timer;
-    // each rank's block, whole or (overlapped products, more than one rank) cut by columns into the
-    // part that reads its own x and the rest: built in those two parts, never whole
-    const bool split = ranks > 1 && options.overlap;
-    mpi::DistributedHamiltonian<Exec> H;
-    mpi::SplitHamiltonian<Exec> S;
+    H = mpi::build_distributed_hamiltonian(Exec(), comm, dump, space, hopt);
+  }
+  Exec().fence();
+  mine.build_seconds = timer.seconds();
+  MPI_Barrier(comm);
+  build_all = timer.seconds();
+  const mpi::RowPartition partition = split ? S.partition : H.partition;
+  mine.rows = static_cast<double>(partition.local_rows());
+  mine.nnz = static_cast<double>(split ? S.block.own.nnz() + S.block.other.nnz() : H.local.nnz());
+  MPI_Allreduce(&mine.nnz, &nnz_total, 1, MPI_DOUBLE, MPI_SUM, comm);
+  out << "hamiltonian: " << static_cast<std::size_t>(nnz_total) << " nonzeros in " << ranks
+      << " row blocks balanced by nonzeros" << (split ? ", each cut into its own columns and the rest" : "")
+      << ", built in " << std::fixed << std::setprecision(3) << build_all << " s" << std::defaultfloat << std::endl;
+  const auto& chosen_on = split ? S.block.own : H.local;  // what the automatic choice looks at
+
+  // one format for all ranks: rank 0's automatic choice for its block, or the one asked for
+  int format_id = 0;
+  if (options.format == "auto") {
+    if (rank == 0) {
+      const FormatChoice choice = choose_format<Exec>(chosen_on, 32, davidson_reads);
+      format_id = static_cast<int>(choice.format);
+      out << "automatic format choice (rank 0's block" << (split ? ", its own columns" : "")
+          << "): " << choice.summary() << "\n";
+    }
+    MPI_Bcast(&format_id, 1, MPI_INT, 0, comm);
+  } else {
+    format_id = static_cast<int>(parse_format(options.format));
+  }
+  const Format format = static_cast<Format>(format_id);
+  const auto diagonal = split ? csr_diagonal(Exec(), S.block.own) : csr_diagonal(Exec(), H.local, partition.first());
+  std::vector<std::int64_t> needed;
+  if (options.exchange == "halo") needed = mpi::columns_read(split ? S.block.other : H.local);
+
+  auto solve = [&](const auto& operand) {
+    return solve_distributed(comm, partition, operand, diagonal, needed, space, dump, options, mine, j, out);
+  };
+  if (format == Format::csr) {
+    status = split ? solve(S.block) : solve(H.local);
+  } else if (format == Format::csell) {  // encoded on the device, each CSR freed once encoded
     if (split) {
-      S = mpi::build_split_hamiltonian(Exec(), comm, dump, space, hopt);
+      mpi::SplitBlock<std::decay_t<decltype(to_compressed_sell(S.block.own))>> C;
+      C.own = to_compressed_sell(S.block.own);
+      S.block.own = {};
+      C.other = to_compressed_sell(S.block.other);
+      S.block.other = {};
+      status = solve(C);
     } else {
-      H = mpi::build_distributed_hamiltonian(Exec(), comm, dump, space, hopt);
+      const auto C = to_compressed_sell(H.local);
+      H.local = {};
+      status = solve(C);
     }
-    Exec().fence();
-    mine.build_seconds = timer.seconds();
-    MPI_Barrier(comm);
-    build_all = timer.seconds();
-    const mpi::RowPartition partition = split ? S.partition : H.partition;
-    mine.rows = static_cast<double>(partition.local_rows());
-    mine.nnz = static_cast<double>(split ? S.block.own.nnz() + S.block.other.nnz() : H.local.nnz());
-    MPI_Allreduce(&mine.nnz, &nnz_total, 1, MPI_DOUBLE, MPI_SUM, comm);
-    out << "hamiltonian: " << static_cast<std::size_t>(nnz_total) << " nonzeros in " << ranks
-        << " row blocks balanced by nonzeros" << (split ? ", each cut into its own columns and the rest" : "")
-        << ", built in " << std::fixed << std::setprecision(3) << build_all << " s" << std::defaultfloat << std::endl;
-    const auto& chosen_on = split ? S.block.own : H.local;  // what the automatic choice looks at
-
-    // one format for all ranks: rank 0's automatic choice for its block, or the one asked for
-    int format_id = 0;
-    if (options.format == "auto") {
-      if (rank == 0) {
-        const FormatChoice choice = choose_format<Exec>(chosen_on, 32, davidson_reads);
-        format_id = static_cast<int>(choice.format);
-        out << "automatic format choice (rank 0's block" << (split ? ", its own columns" : "")
-            << "): " << choice.summary() << "\n";
-      }
-      MPI_Bcast(&format_id, 1, MPI_INT, 0, comm);
-    } else {
-      format_id = static_cast<int>(parse_format(options.format));
-    }
-    const Format format = static_cast<Format>(format_id);
-    const auto diagonal = split ? csr_diagonal(Exec(), S.block.own) : csr_diagonal(Exec(), H.local, partition.first());
-    std::vector<std::int64_t> needed;
-    if (options.exchange == "halo") needed = mpi::columns_read(split ? S.block.other : H.local);
-
-    auto solve = [&](const auto& operand) {
-      return solve_distributed(comm, partition, operand, diagonal, needed, space, dump, options, mine, j, out);
+  } else {  // the other formats are converted from host copies
+    auto host_copy = [&](auto& A) {
+      const HostCsr h = A.template map_views<Kokkos::DefaultHostExecutionSpace>(
+          [](const auto& v) { return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v); });
+      if (!on_host) A = {};
+      return h;
     };
-    if (format == Format::csr) {
-      status = split ? solve(S.block) : solve(H.local);
-    } else if (format == Format::csell) {  // encoded on the device, each CSR freed once encoded
-      if (split) {
-        mpi::SplitBlock<std::decay_t<decltype(to_compressed_sell(S.block.own))>> C;
-        C.own = to_compressed_sell(S.block.own);
-        S.block.own = {};
-        C.other = to_compressed_sell(S.block.other);
-        S.block.other = {};
-        status = solve(C);
-      } else {
-        const auto C = to_compressed_sell(H.local);
-        H.local = {};
-        status = solve(C);
-      }
-    } else {  // the other formats are converted from host copies
-      auto host_copy = [&](auto& A) {
-        const HostCsr h = A.template map_views<Kokkos::DefaultHostExecutionSpace>(
-            [](const auto& v) { return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v); });
-        if (!on_host) A = {};
-        return h;
-      };
-      auto params = FormatParams::for_space<Exec>();
-      params.table_order = impl::default_table_order<Exec>();  // a Davidson's few dozen products: no ordering pass
-      if (split) {
-        const HostCsr own = host_copy(S.block.own), other = host_copy(S.block.other);
-        auto other_params = params;
-        params.boundary = choose_boundary(own).boundary;
-        other_params.boundary = choose_boundary(other).boundary;
-        status = with_host_format(format, own, params, [&](const auto& own_format) {
-          return with_host_format(format, other, other_params, [&](const auto& other_format) {
-            using Own = std::decay_t<decltype(own_format)>;
-            if constexpr (std::is_same_v<Own, std::decay_t<decltype(other_format)>>) {
-              mpi::SplitBlock<std::decay_t<decltype(to_device<Exec>(own_format))>> A;
-              A.own = to_device<Exec>(own_format);
-              A.other = to_device<Exec>(other_format);
-              return solve(A);
-            } else {
-              return 1;  // never: both parts are converted to the same format
-            }
-          });
+    auto params = FormatParams::for_space<Exec>();
+    params.table_order = impl::default_table_order<Exec>();  // a Davidson's few dozen products: no ordering pass
+    if (split) {
+      const HostCsr own = host_copy(S.block.own), other = host_copy(S.block.other);
+      auto other_params = params;
+      params.boundary = choose_boundary(own).boundary;
+      other_params.boundary = choose_boundary(other).boundary;
+      status = with_host_format(format, own, params, [&](const auto& own_format) {
+        return with_host_format(format, other, other_params, [&](const auto& other_format) {
+          using Own = std::decay_t<decltype(own_format)>;
+          if constexpr (std::is_same_v<Own, std::decay_t<decltype(other_format)>>) {
+            mpi::SplitBlock<std::decay_t<decltype(to_device<Exec>(own_format))>> A;
+            A.own = to_device<Exec>(own_format);
+            A.other = to_device<Exec>(other_format);
+            return solve(A);
+          } else {
+            return 1;  // never: both parts are converted to the same format
+          }
         });
-      } else {
-        const HostCsr host = host_copy(H.local);
-        params.boundary = choose_boundary(host).boundary;
-        status = with_host_format(format, host, params,
-                                  [&](const auto& host_format) { return solve(to_device<Exec>(host_format)); });
-      }
+      });
+    } else {
+      const HostCsr host = host_copy(H.local);
+      params.boundary = choose_boundary(host).boundary;
+      status = with_host_format(format, host, params,
+                                [&](const auto& host_format) { return solve(to_device<Exec>(host_format)); });
     }
   }
-  mine.host_peak = host_peak_bytes();
-  mine.device_free = on_host ? 0.0 : static_cast<double>(available_bytes<Exec>());
+  return status;
+}
 
-  // per-rank figures, gathered on rank 0
+/// The per-rank figures, gathered on rank 0 and printed as a table; their JSON.
+nlohmann::json report_ranks(MPI_Comm comm, const RankFigures& mine, std::ostream& out) {
+  const int ranks = mpi::size_of(comm);
   const std::vector<double> flat = mine.flat();
   std::vector<double> all(static_cast<std::size_t>(RankFigures::count) * static_cast<std::size_t>(ranks));
   MPI_Gather(flat.data(), RankFigures::count, MPI_DOUBLE, all.data(), RankFigures::count, MPI_DOUBLE, 0, comm);
@@ -490,6 +469,55 @@ int ci_distributed(const CiCommandOptions& options, std::ostream& text_out, MPI_
                         {"exposed_exchange_seconds", std::max(0.0, f[10] - f[7])},
                         {"received_bytes", f[9]}});
   }
+  return per_rank;
+}
+
+}  // namespace
+
+int ci_distributed(const CiCommandOptions& options, std::ostream& text_out, MPI_Comm comm) {
+  const int rank = mpi::rank_of(comm), ranks = mpi::size_of(comm);
+  if (!options.write_mtx.empty()) {
+    throw std::invalid_argument("cispmv ci: --write-mtx needs the whole matrix in one process; run without mpirun");
+  }
+  if (options.format == "factored") {
+    throw std::invalid_argument(
+        "cispmv ci: --format factored runs in one process (the distributed solver multiplies row blocks of the "
+        "assembled matrix); run without mpirun, or with another --format");
+  }
+  if (options.exchange != "allgather" && options.exchange != "halo") {
+    throw std::invalid_argument("cispmv ci: --exchange must be allgather or halo, got '" + options.exchange + "'");
+  }
+  std::ostringstream discard;
+  std::ostream& out = rank == 0 && options.json != "-" ? text_out : static_cast<std::ostream&>(discard);
+  Kokkos::Timer total;
+  const FciDump dump = read_fcidump(options.fcidump, orbsym_numbering(options));
+  out << "cispmv ci: " << options.fcidump << " on " << ranks << " MPI ranks\n";
+  const Reference reference = choose_reference(dump, options.restrict_to_isym, reference_request(options));
+  out << "reference: " << describe_determinant(reference.determinant, dump.num_orbitals, dump.orbsym) << ", energy "
+      << std::fixed << std::setprecision(10) << reference.energy + dump.core_energy << " Eh" << std::defaultfloat
+      << "\n";
+  const DeterminantSpace space =
+      make_determinant_space(dump, options.level, options.restrict_to_isym, reference.determinant);
+  if (space.size() == 0 || static_cast<std::size_t>(options.roots) > space.size()) {
+    throw std::invalid_argument(options.fcidump + ": the space has " + std::to_string(space.size()) +
+                                " determinants for " + std::to_string(options.roots) + " roots");
+  }
+  out << "  space: " << method_name(space) << ", " << space.size() << " determinants" << std::endl;
+
+  HamiltonianOptions hopt;
+  hopt.drop_tolerance = options.drop_tolerance;
+  const int blocked_rows = plan_distributed(comm, space, dump, hopt, options, out);
+  RankFigures mine;
+  nlohmann::json j;
+  double nnz_total = 0, build_all = 0;
+  const int status =
+      blocked_rows > 0
+          ? solve_blocked(comm, dump, space, hopt, options, blocked_rows, mine, nnz_total, build_all, j, out)
+          : solve_whole(comm, space, dump, hopt, options, mine, nnz_total, build_all, j, out);
+  constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Exec::memory_space>::accessible;
+  mine.host_peak = host_peak_bytes();
+  mine.device_free = on_host ? 0.0 : static_cast<double>(available_bytes<Exec>());
+  const nlohmann::json per_rank = report_ranks(comm, mine, out);
   MPI_Barrier(comm);
   const double seconds = total.seconds();
   out << "total " << std::fixed << std::setprecision(3) << seconds << " s" << std::defaultfloat << std::endl;

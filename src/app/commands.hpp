@@ -61,7 +61,10 @@ struct CiCommandOptions {
   std::string socc;                    ///< reference: singly occupied orbitals per irrep
   std::string max_memory;              ///< budget on top of the machine's ("8G"); empty: what is available
   std::string json;                    ///< write the results as JSON there ('-' = stdout, then no text report)
-  bool progress = true;                ///< progress lines for the long stages
+  bool progress = true;                ///< progress lines for the long stages and the iterations of long solves
+  int max_subspace = 0;                ///< Davidson basis size that triggers a restart (0: automatic)
+  std::string subspace = "auto";       ///< where the Davidson's vectors live: auto, device or host
+  std::string orbsym = "auto";         ///< the FCIDUMP's ORBSYM numbering: auto, molpro or pyscf
   std::string exchange = "allgather";  ///< under mpirun: how the products exchange x (allgather or halo)
   bool overlap = true;       ///< under mpirun: blocks cut by columns, the own part multiplied during the exchange
   int staging_pieces = 0;    ///< under mpirun, host staging: pieces of x's exchange (0: automatic)

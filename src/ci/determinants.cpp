@@ -172,13 +172,14 @@ std::uint32_t string_irrep(std::uint64_t string, const std::vector<int>& orbsym)
 }
 
 DeterminantSpace make_determinant_space(int num_orbitals, int num_alpha, int num_beta, int max_level,
-                                        const std::vector<int>& orbsym_in, int irrep, const Determinant& reference) {
+                                        const std::vector<int>& orbsym_in, int irrep, const Determinant& reference,
+                                        const SpaceListing listing) {
   const std::string where = "cispmv::make_determinant_space: ";
   if (irrep != 0 && orbsym_in.empty()) throw std::invalid_argument(where + "an irrep restriction needs orbsym");
   const std::vector<int> orbsym =
       orbsym_in.empty() ? std::vector<int>(static_cast<std::size_t>(std::max(0, num_orbitals)), 1) : orbsym_in;
   SpaceShape shape = space_shape(num_orbitals, num_alpha, num_beta, max_level, orbsym, irrep, reference);
-  if (shape.total > static_cast<double>(std::numeric_limits<int>::max() - 1)) {
+  if (listing == SpaceListing::determinants && shape.total > static_cast<double>(std::numeric_limits<int>::max() - 1)) {
     throw std::invalid_argument(where + "the space has " + std::to_string(shape.total) +
                                 " determinants, more than int matrix indices allow");
   }
@@ -233,25 +234,17 @@ DeterminantSpace make_determinant_space(int num_orbitals, int num_alpha, int num
     }
   }
   space.level_offset[static_cast<std::size_t>(level) + 1] = static_cast<std::size_t>(total);
+  space.num_determinants = static_cast<std::size_t>(total);
+  if (listing == SpaceListing::strings) return space;
 
   space.determinants.resize(static_cast<std::size_t>(total));
   space.alpha_id.resize(static_cast<std::size_t>(total));
   space.beta_id.resize(static_cast<std::size_t>(total));
-  for (int ka = 0; ka <= A.max_rank(); ++ka) {
-    for (int kb = 0; kb <= B.max_rank() && ka + kb <= level; ++kb) {
-      const std::int64_t start = space.block_start[static_cast<std::size_t>(ka) * nkb + static_cast<std::size_t>(kb)];
-      for (std::size_t ja = A.rank_offset[ka]; ja < A.rank_offset[ka + 1]; ++ja) {
-        const std::int64_t base = start + space.alpha_block_position[ja * nkb + static_cast<std::size_t>(kb)];
-        for (std::size_t jb = B.rank_offset[kb]; jb < B.rank_offset[kb + 1]; ++jb) {
-          if (irrep != 0 && (A.irrep[ja] ^ B.irrep[jb]) != target) continue;
-          const std::size_t i = static_cast<std::size_t>(base + B.position[jb]);
-          space.determinants[i] = {A.strings[ja], B.strings[jb]};
-          space.alpha_id[i] = static_cast<std::int32_t>(ja);
-          space.beta_id[i] = static_cast<std::int32_t>(jb);
-        }
-      }
-    }
-  }
+  space.for_each_determinant([&](std::int32_t ja, std::int32_t jb, std::size_t i) {
+    space.determinants[i] = {A.strings[static_cast<std::size_t>(ja)], B.strings[static_cast<std::size_t>(jb)]};
+    space.alpha_id[i] = ja;
+    space.beta_id[i] = jb;
+  });
   return space;
 }
 
@@ -279,11 +272,11 @@ void check_parity(const FciDump& dump) {
 }  // namespace
 
 DeterminantSpace make_determinant_space(const FciDump& dump, int max_level, bool restrict_to_isym,
-                                        const Determinant& reference) {
+                                        const Determinant& reference, const SpaceListing listing) {
   check_parity(dump);
   return make_determinant_space(dump.num_orbitals, (dump.num_electrons + dump.ms2) / 2,
                                 (dump.num_electrons - dump.ms2) / 2, max_level, dump.orbsym,
-                                restrict_to_isym ? dump.isym : 0, reference);
+                                restrict_to_isym ? dump.isym : 0, reference, listing);
 }
 
 DeterminantSpace make_determinant_space(const FciDump& dump, int max_level, bool restrict_to_isym) {

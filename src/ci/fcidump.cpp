@@ -209,7 +209,8 @@ Namelist group_entries(const std::vector<Token>& tokens, const std::string& sour
 }
 
 /// The header values (NORB, NELEC, MS2, ISYM, ORBSYM) checked, as an FciDump with zero integrals.
-FciDump header_from_namelist(const Namelist& entries, const std::string& source, int line_no) {
+FciDump header_from_namelist(const Namelist& entries, const std::string& source, int line_no,
+                             OrbsymNumbering numbering) {
   auto find = [&](const std::string& key) -> const NamelistEntry* {
     const NamelistEntry* found = nullptr;
     for (const auto& e : entries) {
@@ -254,16 +255,29 @@ FciDump header_from_namelist(const Namelist& entries, const std::string& source,
       fail(source, e->line,
            "expected NORB = " + std::to_string(norb) + " ORBSYM values, got " + std::to_string(e->values.size()));
     }
+    std::vector<long> values(static_cast<std::size_t>(norb));
     for (int p = 0; p < norb; ++p) {
-      long v = 0;
-      if (!parse_int(e->values[p].text, v) || v < 1 || v > 8) {
-        fail(source, e->values[p].line,
-             "expected ORBSYM values in 1..8 (Molpro irrep numbering; PySCF writes it with molpro_orbsym=True), "
-             "got " +
-                 quote_excerpt(e->values[p].text));
+      if (!parse_int(e->values[p].text, values[static_cast<std::size_t>(p)])) {
+        fail(source, e->values[p].line, "expected an ORBSYM value, got " + quote_excerpt(e->values[p].text));
       }
-      dump.orbsym[p] = static_cast<int>(v);
     }
+    if (numbering == OrbsymNumbering::automatic) {
+      numbering = std::find(values.begin(), values.end(), 0L) != values.end() ? OrbsymNumbering::pyscf
+                                                                              : OrbsymNumbering::molpro;
+    }
+    const bool pyscf = numbering == OrbsymNumbering::pyscf;
+    for (int p = 0; p < norb; ++p) {
+      const long v = values[static_cast<std::size_t>(p)];
+      if (v < (pyscf ? 0 : 1) || v > (pyscf ? 7 : 8)) {
+        fail(source, e->values[p].line,
+             pyscf ? "expected ORBSYM values in 0..7 (PySCF's irrep ids), got " + quote_excerpt(e->values[p].text)
+                   : "expected ORBSYM values in 1..8 (Molpro's numbering; PySCF's own ids 0..7 are read with "
+                     "--orbsym pyscf), got " +
+                         quote_excerpt(e->values[p].text));
+      }
+      dump.orbsym[p] = static_cast<int>(pyscf ? v + 1 : v);
+    }
+    dump.orbsym_numbering = numbering;
   }
   for (const char* key : {"IUHF", "UHF"}) {
     if (const NamelistEntry* e = find(key)) {
@@ -418,19 +432,27 @@ std::vector<int> irrep_blocked_order(const FciDump& dump) {
   return order;
 }
 
-FciDump parse_fcidump(std::istream& in, const std::string& source) {
+FciDump parse_fcidump(std::istream& in, const std::string& source, const OrbsymNumbering numbering) {
   int line_no = 0;
   const std::vector<Token> tokens = read_namelist_tokens(in, source, line_no);
-  FciDump dump = header_from_namelist(group_entries(tokens, source), source, line_no);
+  FciDump dump = header_from_namelist(group_entries(tokens, source), source, line_no, numbering);
   read_integrals(in, source, line_no, dump);
   return dump;
 }
 
-FciDump read_fcidump(const std::string& path) {
+FciDump read_fcidump(const std::string& path, const OrbsymNumbering numbering) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error(path + ": cannot open the FCIDUMP file: " + std::strerror(errno));
   if (std::filesystem::is_directory(path)) throw std::runtime_error(path + ": is a directory, not an FCIDUMP file");
-  return parse_fcidump(in, path);
+  return parse_fcidump(in, path, numbering);
+}
+
+std::string orbsym_numbering_name(const OrbsymNumbering numbering) {
+  switch (numbering) {
+    case OrbsymNumbering::molpro: return "Molpro's (1..8)";
+    case OrbsymNumbering::pyscf: return "PySCF's (0..7)";
+    default: return "none given";
+  }
 }
 
 }  // namespace cispmv::ci

@@ -4,6 +4,7 @@
 
 #include "cispmv/version.hpp"
 
+#include <cstdlib>
 #include <sstream>
 #include <thread>
 
@@ -44,6 +45,25 @@ std::string device_name() {
   std::ostringstream os;
   os << "host CPU (" << std::thread::hardware_concurrency() << " hardware threads)";
   return os.str();
+#endif
+}
+
+std::string missing_device() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  int devices = 0;
+  const cudaError_t e = cudaGetDeviceCount(&devices);
+  if (e == cudaSuccess && devices > 0) return "";
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  std::ostringstream os;
+  os << "no CUDA GPU is visible (" << (e == cudaSuccess ? "no device" : cudaGetErrorString(e))
+     << (visible != nullptr ? std::string(", CUDA_VISIBLE_DEVICES=\"") + visible + "\"" : std::string())
+     << "): this cispmv " << CISPMV_VERSION_STRING << " is a CUDA build (Kokkos " << KOKKOS_VERSION / 10000 << "."
+     << (KOKKOS_VERSION / 100) % 100 << "." << KOKKOS_VERSION % 100
+     << ", default execution space Cuda) and runs on a GPU; on a machine without one use a build of the openmp "
+        "preset";
+  return os.str();
+#else
+  return "";
 #endif
 }
 

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -84,9 +85,7 @@ std::size_t host_available_bytes() {
       if (limit > 0 && limit < 1e18) available = std::min(available, static_cast<std::size_t>(limit));
     }
   }
-  if (const char* cap = std::getenv("CISPMV_MAX_MEMORY"); cap != nullptr && *cap != '\0') {
-    available = std::min(available, parse_bytes(cap, "CISPMV_MAX_MEMORY"));
-  }
+  available = std::min(available, memory_cap());
   for (int resource : {RLIMIT_AS, RLIMIT_DATA}) {
     rlimit r{};
     if (getrlimit(resource, &r) == 0 && r.rlim_cur != RLIM_INFINITY) {
@@ -94,6 +93,13 @@ std::size_t host_available_bytes() {
     }
   }
   return available;
+}
+
+std::size_t memory_cap() {
+  if (const char* cap = std::getenv("CISPMV_MAX_MEMORY"); cap != nullptr && *cap != '\0') {
+    return parse_bytes(cap, "CISPMV_MAX_MEMORY");
+  }
+  return std::numeric_limits<std::size_t>::max();
 }
 
 }  // namespace cispmv

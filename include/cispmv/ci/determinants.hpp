@@ -73,11 +73,15 @@ struct DeterminantSpace {
   int irrep = 0;            ///< 1..8: only determinants of this irrep are kept; 0: no restriction
   std::vector<int> orbsym;  ///< irrep (1..8) of each orbital; all 1 when none was given
   Determinant reference;    ///< what the excitation levels count from (see ci/reference.hpp)
+  /// The determinants and their strings' ids, one by one (SpaceListing::determinants); empty for a space built
+  /// with SpaceListing::strings, which is addressed through its strings and blocks alone (index_of): what the
+  /// factored Hamiltonian needs, at no memory per determinant.
   std::vector<Determinant> determinants;
   std::vector<std::size_t> level_offset;  ///< max_level + 2 entries: start of each level, then size()
+  std::size_t num_determinants = 0;       ///< size()
 
   SpinStrings alpha, beta;                      ///< the strings of each spin, by id
-  std::vector<std::int32_t> alpha_id, beta_id;  ///< per determinant: its strings' ids
+  std::vector<std::int32_t> alpha_id, beta_id;  ///< per determinant: its strings' ids (when listed)
   /// Start of block (alpha rank ka, beta rank kb) at [ka * (beta.max_rank() + 1) + kb]; -1 when
   /// ka + kb > max_level.
   std::vector<std::int64_t> block_start;
@@ -85,7 +89,16 @@ struct DeterminantSpace {
   /// [ja * (beta.max_rank() + 1) + kb].
   std::vector<std::int64_t> alpha_block_position;
 
-  std::size_t size() const { return determinants.size(); }
+  std::size_t size() const { return num_determinants; }
+  /// Whether `determinants`, `alpha_id` and `beta_id` hold every determinant (SpaceListing::determinants).
+  bool listed() const { return determinants.size() == num_determinants; }
+  /// f(alpha id, beta id, index) for every determinant of the space, alpha string by alpha string (each one's
+  /// determinants in blocks of one beta rank): the space walked through its strings, listed or not.
+  template <class F>
+  void for_each_determinant(F&& f) const;
+  /// f(beta id, index) for every determinant of alpha string `ja`.
+  template <class F>
+  void for_each_determinant_of(std::int32_t ja, F&& f) const;
   /// Number of determinants of excitation level `level` (0 when the level is out of range).
   std::size_t level_size(int level) const {
     return level < 0 || level > max_level ? 0 : level_offset[level + 1] - level_offset[level];
@@ -107,14 +120,45 @@ struct DeterminantSpace {
   }
 };
 
+/// Whether make_determinant_space lists the determinants one by one (the assembled Hamiltonian's builders and
+/// everything that walks rows need them) or only builds the strings and blocks that address them (O(strings):
+/// the factored Hamiltonian's whole need, for spaces of billions of determinants).
+enum class SpaceListing { determinants, strings };
+
+template <class F>
+void DeterminantSpace::for_each_determinant_of(std::int32_t ja, F&& f) const {
+  const std::size_t nkb = static_cast<std::size_t>(beta.max_rank()) + 1;
+  const std::uint32_t target = irrep == 0 ? 0 : static_cast<std::uint32_t>(irrep - 1);
+  const auto a = static_cast<std::size_t>(ja);
+  for (std::size_t kb = 0; kb < nkb; ++kb) {
+    const std::int64_t start = block_start[static_cast<std::size_t>(alpha.rank[a]) * nkb + kb];
+    if (start < 0) continue;
+    const std::int64_t base = start + alpha_block_position[a * nkb + kb];
+    for (std::size_t jb = beta.rank_offset[kb]; jb < beta.rank_offset[kb + 1]; ++jb) {
+      if (irrep != 0 && (alpha.irrep[a] ^ beta.irrep[jb]) != target) continue;
+      f(static_cast<std::int32_t>(jb), static_cast<std::size_t>(base + beta.position[jb]));
+    }
+  }
+}
+
+template <class F>
+void DeterminantSpace::for_each_determinant(F&& f) const {
+  for (std::size_t ja = 0; ja < alpha.size(); ++ja) {
+    for_each_determinant_of(static_cast<std::int32_t>(ja),
+                            [&](std::int32_t jb, std::size_t i) { f(static_cast<std::int32_t>(ja), jb, i); });
+  }
+}
+
 /// Builds the space of all determinants with `num_alpha` and `num_beta` electrons in `num_orbitals`
 /// orbitals whose excitation level from `reference` is at most `max_level` (a level >= the number
 /// of electrons gives full CI). With `irrep` in 1..8 only determinants of that irrep are kept (then
-/// `orbsym` must give the irrep of every orbital). Throws std::invalid_argument on impossible electron
-/// counts, a reference with other electron counts, more than 64 orbitals, or a space too large for
-/// `int` matrix indices.
+/// `orbsym` must give the irrep of every orbital). With SpaceListing::strings the determinants are not listed
+/// (DeterminantSpace::determinants). Throws std::invalid_argument on impossible electron counts, a reference with
+/// other electron counts, more than 64 orbitals, or a listed space too large for `int` matrix indices (a space of
+/// strings alone: for 64-bit indices).
 DeterminantSpace make_determinant_space(int num_orbitals, int num_alpha, int num_beta, int max_level,
-                                        const std::vector<int>& orbsym, int irrep, const Determinant& reference);
+                                        const std::vector<int>& orbsym, int irrep, const Determinant& reference,
+                                        SpaceListing listing = SpaceListing::determinants);
 
 /// As above with the lowest `num_alpha` (`num_beta`) orbitals occupied in the reference: the aufbau
 /// determinant when the orbitals are numbered by energy.
@@ -124,7 +168,8 @@ DeterminantSpace make_determinant_space(int num_orbitals, int num_alpha, int num
 /// The space of an FCIDUMP around `reference`: alpha = (NELEC + MS2) / 2, beta = (NELEC - MS2) / 2
 /// electrons, and with `restrict_to_isym` only determinants of irrep ISYM (from ORBSYM).
 DeterminantSpace make_determinant_space(const FciDump& dump, int max_level, bool restrict_to_isym,
-                                        const Determinant& reference);
+                                        const Determinant& reference,
+                                        SpaceListing listing = SpaceListing::determinants);
 
 /// The space of an FCIDUMP around its automatic reference (choose_reference in ci/reference.hpp:
 /// aufbau on orbital energies), whatever order the file lists its orbitals in.

@@ -18,12 +18,22 @@ namespace cispmv::ci {
 /// notation, with the 8-fold permutational symmetry of real orbitals folded away:
 ///   pq = p*(p+1)/2 + q for p >= q,  rs likewise,  two_electron[pq*(pq+1)/2 + rs] for pq >= rs.
 /// Integrals the file does not list are zero.
+/// How ORBSYM numbers the irreps. Molpro's (1..8, the Knowles-Handy convention: irrep g's product with h is
+/// ((g - 1) XOR (h - 1)) + 1), or PySCF's own irrep ids (0..7, its FCIDUMP writer's default, molpro_orbsym=False:
+/// the product is g XOR h). Both number D2h and its subgroups so that the product is a XOR; they differ in which
+/// label has which number, not in which determinants share an irrep. `automatic`: PySCF's where a value is 0,
+/// else Molpro's. ISYM is 1 for the totally symmetric irrep in both (PySCF always writes ISYM=1).
+enum class OrbsymNumbering { automatic, molpro, pyscf };
+
 struct FciDump {
-  int num_orbitals = 0;              ///< NORB
-  int num_electrons = 0;             ///< NELEC
-  int ms2 = 0;                       ///< MS2 = N_alpha - N_beta
-  int isym = 1;                      ///< ISYM: irrep of the target state, 1..8 (Molpro numbering)
-  std::vector<int> orbsym;           ///< ORBSYM: irrep of each orbital, 1..8; all 1 when the file has none
+  int num_orbitals = 0;     ///< NORB
+  int num_electrons = 0;    ///< NELEC
+  int ms2 = 0;              ///< MS2 = N_alpha - N_beta
+  int isym = 1;             ///< ISYM: irrep of the target state, 1..8 (Molpro numbering)
+  std::vector<int> orbsym;  ///< ORBSYM: irrep of each orbital, 1..8; all 1 when the file has none
+  /// The numbering the file's ORBSYM was read in (molpro or pyscf; automatic when the file has none). orbsym is
+  /// Molpro-style 1..8 either way: a PySCF id g is g + 1 here.
+  OrbsymNumbering orbsym_numbering = OrbsymNumbering::automatic;
   double core_energy = 0.0;          ///< the `value 0 0 0 0` line (nuclear repulsion + frozen core)
   bool has_core_energy = false;      ///< the file has that line (without it, 0: worth a warning)
   std::vector<double> one_electron;  ///< h(p,q), row-major, symmetric
@@ -74,9 +84,14 @@ std::vector<int> irrep_blocked_order(const FciDump& dump);
 /// energy (kept in `orbital_energies` when every orbital has one), `0 0 0 0` the core energy. Throws cispmv::ParseError
 /// naming the file, the line and what was expected on a malformed namelist, a missing NORB or NELEC, an unreadable
 /// integral line or an index outside 1..NORB.
-FciDump read_fcidump(const std::string& path);
+/// ORBSYM in the given numbering (OrbsymNumbering).
+FciDump read_fcidump(const std::string& path, OrbsymNumbering numbering = OrbsymNumbering::automatic);
 
 /// Parses FCIDUMP text from a stream; `source_name` names it in error messages.
-FciDump parse_fcidump(std::istream& in, const std::string& source_name);
+FciDump parse_fcidump(std::istream& in, const std::string& source_name,
+                      OrbsymNumbering numbering = OrbsymNumbering::automatic);
+
+/// "Molpro's (1..8)", "PySCF's (0..7)" or "none given".
+std::string orbsym_numbering_name(OrbsymNumbering numbering);
 
 }  // namespace cispmv::ci

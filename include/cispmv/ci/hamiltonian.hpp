@@ -7,6 +7,7 @@
 #include "cispmv/ci/determinants.hpp"
 #include "cispmv/ci/fcidump.hpp"
 #include "cispmv/formats/compressed_sell.hpp"
+#include "cispmv/formats/compressed_sell_encoder.hpp"
 #include "cispmv/formats/csr.hpp"
 
 #include <algorithm>

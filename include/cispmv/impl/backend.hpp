@@ -253,8 +253,8 @@ class StreamMarks<Kokkos::Cuda> {
 /// previous such kernel to finish, so kernels on two streams could not run at once and each launch after a long
 /// kernel leaves the GPU idle while it is issued. Elsewhere the hint changes nothing. Only for kernels that never take
 /// the address of the functor or of its members (a reference into a call that is not inlined takes one): an argument
-/// has no address, so the kernel would copy the whole functor to each thread's stack (s33-a: the factored scatter
-/// kernel, 1,416 bytes of stack, a third slower).
+/// has no address, so the kernel would copy the whole functor to each thread's stack (the factored scatter
+/// kernel: 1,416 bytes of stack, a third slower).
 template <class Policy>
 auto light_launch(const Policy& policy) {
   return Kokkos::Experimental::require(policy, Kokkos::Experimental::WorkItemProperty::HintLightWeight);

@@ -19,30 +19,29 @@ struct VectorLaunch {
 
 /// Default rows per team of the vector kernel on a GPU, without and with x staged in scratch
 /// memory (a staged team loads the reference part of x once, so it should cover many rows).
-/// Measured on an H200 in the perf suite's sweep (perf/results/).
+/// Measured on an H200 in the perf suite's sweep.
 inline constexpr int gpu_default_rows_per_team = 4;
 inline constexpr int gpu_default_staged_rows_per_team = 32;
 inline constexpr int gpu_default_staged_team_size = 16;
 /// Rows a host thread takes at once in the vector kernel (one lane per row on the host).
 inline constexpr int host_default_rows_per_team = 64;
 /// Default independent accumulators per lane of the unrolled vector kernels, without and with x
-/// staged (H200 sweep, perf/results/: staged teams keep more rows in flight and need fewer).
+/// staged (H200 sweep: staged teams keep more rows in flight and need fewer).
 inline constexpr int default_unroll = 4;
 inline constexpr int default_staged_unroll = 2;
 /// Entries csell's kernels decode together per lane of the layout unless SpmvOptions::unroll says
 /// otherwise.
 /// - Thread per row (one lane per row), launched as blocks of gpu_row_block_rows rows: 4 with a value
 ///   table (row_scalar_unroll), 8 with values inline (row_scalar_inline_unroll: their loads one group
-///   ahead, SpmvOptions::loads_ahead). H200, unroll 1 / 2 / 4 / 8: all-electron FCI (table; 6e20f1e,
-///   perf/results/2026-11-24-session9/) 3.26 / 2.45 / 2.27 / 2.82 ms; frozen-core FCI (table) 0.523 /
-///   0.324 / 0.302 / 0.440; scaled-1048576 (values inline, ahead at 4 and 8; session 11, windows of 64)
-///   4.95 / 4.08 / 4.64 / 3.99, the plain loop at 4 / 8 4.31 / 4.45. (As a RangePolicy, H100, 95b3018,
-///   unroll 2 won everywhere: session 8's rule.)
+///   ahead, SpmvOptions::loads_ahead). H200, unroll 1 / 2 / 4 / 8: all-electron FCI (table)
+///   3.26 / 2.45 / 2.27 / 2.82 ms; frozen-core FCI (table) 0.523 / 0.324 / 0.302 / 0.440;
+///   scaled-1048576 (values inline, ahead at 4 and 8; windows of 64) 4.95 / 4.08 / 4.64 / 3.99, the
+///   plain loop at 4 / 8 4.31 / 4.45. (As a RangePolicy, on an H100, unroll 2 won everywhere.)
 /// - The vector shape (several lanes per row, default_lanes_unroll): 4 while the lanes fill the GPU's
 ///   thread slots less than twice (each thread needs several loads in flight), 2 when they fill them
 ///   twice or more (loads in flight come from the threads, and fewer registers per thread). H200,
-///   unroll 2 / 4 / 8: paper32k-1 (values inline, 7a5aa15) 4 lanes 0.110 / 0.099 / 0.119 ms, 8 lanes
-///   0.111 / 0.105 / 0.113; frozen-core FCI (table, 6f8e58f) 4 lanes 0.317 / 0.310 / 0.318.
+///   unroll 2 / 4 / 8: paper32k-1 (values inline) 4 lanes 0.110 / 0.099 / 0.119 ms, 8 lanes
+///   0.111 / 0.105 / 0.113; frozen-core FCI (table) 4 lanes 0.317 / 0.310 / 0.318.
 inline constexpr int row_scalar_unroll = 4;
 inline constexpr int row_scalar_inline_unroll = 8;
 inline constexpr int few_lanes_unroll = 4;
@@ -56,12 +55,11 @@ int default_lanes_unroll(const Exec& exec, long long lanes) {
 /// rows of the layout (a row's lanes must divide it). One where a thread per row fills half the slots
 /// or more; else the most lanes (a power of two, at most 32) that keep on average >= 64 entries each
 /// with a value table, >= 128 with values inline (`values_inline`: their loads go out a group ahead,
-/// which pays over longer lanes). H200: paper32k-1 (32K rows of 950, values inline, 0.12x the slots;
-/// 7a5aa15, perf/results/2026-11-24-session10/) 2 / 4 / 8 / 16 lanes 0.103 / 0.097-0.099 / 0.102-0.105
-/// / 0.114-0.119 ms at their best unroll; frozen-core FCI (table; session 8, thread per row as a
-/// RangePolicy) 2 / 4 / 8 lanes 0.370 / 0.319 / 0.337: ~100 entries per lane. The frozen core (245K
-/// rows of 406, 0.91x the slots) runs best with one lane: 0.299-0.302 ms thread per row against 4 lanes'
-/// 0.315 (6f8e58f, perf/results/2026-11-24-session9/).
+/// which pays over longer lanes). H200: paper32k-1 (32K rows of 950, values inline, 0.12x the slots)
+/// 2 / 4 / 8 / 16 lanes 0.103 / 0.097-0.099 / 0.102-0.105 / 0.114-0.119 ms at their best unroll;
+/// frozen-core FCI (table; thread per row as a RangePolicy) 2 / 4 / 8 lanes 0.370 / 0.319 / 0.337: ~100
+/// entries per lane. The frozen core (245K rows of 406, 0.91x the slots) runs best with one lane:
+/// 0.299-0.302 ms thread per row against 4 lanes' 0.315.
 inline constexpr int max_row_lanes = 32;
 inline constexpr double min_entries_per_lane = 64.0;
 inline constexpr double min_entries_per_inline_lane = 128.0;
@@ -86,14 +84,13 @@ long long gpu_thread_slots() {
 }
 /// Threads a GPU team may have (CUDA's block limit).
 inline constexpr int gpu_max_team_threads = 1024;
-/// Rows per block of csell's thread-per-row kernel on GPUs where SpmvOptions::rows_per_team is 0
-/// (a TeamPolicy of blocks of consecutive rows, not a RangePolicy). As a RangePolicy, Kokkos 3.4
-/// picks the block size by occupancy from the kernel's registers: 96 threads at 40 registers (unroll
-/// 2), 64 at 38 (unroll 1); scaled-1048576 ran at 6.33 ms with 96 (L1 hit rate 18 %) and 4.87 with
-/// 64 (49 %). H200, d745740 (perf/results/2026-11-24-session9/): blocks of 128 / 256 / 512 / 1,024
-/// rows, unroll 2: scaled-1048576 4.30 / 4.24 / 4.99 / 4.13 ms against 6.33 as a RangePolicy;
-/// all-electron FCI 2.68 / 2.54 / 4.10 / 2.63 against 2.52; frozen core 0.348 / 0.335 / 0.454 / 0.347
-/// against 0.336. 256 is the one that never loses more than 1 %.
+/// Rows per block of csell's thread-per-row kernel on GPUs where SpmvOptions::rows_per_team is 0 (a
+/// TeamPolicy of blocks of consecutive rows, not a RangePolicy). As a RangePolicy, Kokkos 3.4 picks the
+/// block size by occupancy from the kernel's registers: 96 threads at 40 registers (unroll 2), 64 at 38
+/// (unroll 1); scaled-1048576 ran at 6.33 ms with 96 (L1 hit rate 18 %) and 4.87 with 64 (49 %). H200:
+/// blocks of 128 / 256 / 512 / 1,024 rows, unroll 2: scaled-1048576 4.30 / 4.24 / 4.99 / 4.13 ms
+/// against 6.33 as a RangePolicy; all-electron FCI 2.68 / 2.54 / 4.10 / 2.63 against 2.52; frozen core
+/// 0.348 / 0.335 / 0.454 / 0.347 against 0.336. 256 is the one that never loses more than 1 %.
 inline constexpr int gpu_row_block_rows = 256;
 /// Launch shape of the vector kernels for execution space Exec; `staged`: the hybrid kernel stages
 /// the reference part of x in scratch memory.

@@ -72,7 +72,7 @@ struct DistributedOptions {
   Staging staging = Staging::automatic;
   /// Host staging of the allgather: every rank's part travels in this many pieces, so that the
   /// copies to and from the GPU overlap MPI's (0: automatic, one piece: on an H200 with Open MPI's
-  /// shared memory, 4 and 8 pieces were no faster, perf/results/2026-11-24-h200x2-session7).
+  /// shared memory, 4 and 8 pieces were no faster).
   int staging_pieces = 0;
   SpmvOptions spmv = {};  ///< the local block's plan
 };

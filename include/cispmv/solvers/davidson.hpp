@@ -1,15 +1,18 @@
 #pragma once
 /// \file solvers/davidson.hpp
 /// Davidson's eigensolver for the lowest roots of a real symmetric operator: any cispmv matrix (its
-/// products through an SpmvPlan made once) or any object with the operator interface below. The
-/// inner loop of CI (Mahmoud et al. 2018, section 2).
+/// products through an SpmvPlan made once) or any object with the operator interface of cispmv/operator.hpp.
+/// The inner loop of CI (Mahmoud et al. 2018, section 2). Its options and result, the solver's state and steps
+/// (impl::Davidson) and the entry point davidson(); its vector kernels are in solvers/davidson_kernels.hpp.
 
 #include <Kokkos_Core.hpp>
 
-#include "cispmv/impl/hash.hpp"
 #include "cispmv/impl/profiling.hpp"
+#include "cispmv/operator.hpp"
 #include "cispmv/options.hpp"
 #include "cispmv/plan.hpp"
+#include "cispmv/solvers/davidson_kernels.hpp"
+#include "cispmv/solvers/davidson_options.hpp"
 #include "cispmv/solvers/symmetric_eigen.hpp"
 
 #include <algorithm>
@@ -18,6 +21,7 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <queue>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -27,573 +31,30 @@
 
 namespace cispmv::solvers {
 
-/// Settings of davidson().
-///
-/// Convergence: a root is converged when its residual ||A x - theta x||_2 (x normalised) is below
-/// `residual_tolerance`. The eigenvalue error is then about residual^2 / gap, so the default 1e-6
-/// gives energies to ~1e-11 Eh for gaps of 0.1 Eh; 1e-5 suffices for 1e-8 Eh.
-struct DavidsonOptions {
-  int num_roots = 1;                 ///< lowest eigenvalues wanted
-  double residual_tolerance = 1e-6;  ///< on the 2-norm of every root's residual
-  int max_iterations = 200;          ///< subspace expansions (each one correction per unconverged root)
-  int max_subspace = 0;              ///< basis size that triggers a restart; 0: max(24, 8 * num_roots)
-  int restart_size = 0;              ///< Ritz vectors kept at a restart; 0: 2 * num_roots
-  /// Start vectors: unit vectors on this many smallest diagonal entries (0: num_roots; at least
-  /// num_roots, at most max_subspace). More of them guard against missing a root whose eigenvector
-  /// is (nearly) orthogonal to the first guesses, e.g. in a block the guesses do not couple to.
-  int num_guesses = 0;
-  /// One more start vector, dense and pseudo-random, so that no block of the matrix is out of the
-  /// solver's reach (see initial_guesses); false: unit vectors only. H2O/6-31G frozen-core full CI,
-  /// all irreducible representations, 5 roots: with unit vectors only the fifth root came out as the
-  /// seventh eigenvalue (-75.7155 Eh against PySCF's -75.7441), converged.
-  bool random_start = true;
-  /// Blocks of rows the operator never couples, where the caller knows them (a CI Hamiltonian's
-  /// irreducible representations): row_blocks[i] in [0, 32) is the block of row i (of this process's
-  /// rows, for a distributed operator); empty: none known. Unit guesses and Davidson's corrections never
-  /// leave the blocks they start in, and a random start vector's Ritz value is too high for the solver
-  /// to improve it, so a solve can converge with a lower root of some block missing (H2O/6-31G
-  /// all-electron full CI, all irreps, 5 roots: the 7th eigenvalue came out as the 5th, random start or
-  /// not). With blocks: the start holds each block's lowest diagonal row beside the num_guesses lowest
-  /// rows (and, with random_start, one random vector per block); every correction stays in its Ritz
-  /// vector's block; and in every block the lowest Ritz pair that is not a wanted root (the block's
-  /// guard) must converge too. A converged guard above the last wanted root shows that its block holds
-  /// no lower root the solve missed (as far as Davidson finds a block's lowest root: symmetries inside
-  /// a block that the blocks do not name, e.g. the spin parity of M_S = 0 determinants, are not guarded).
-  std::vector<int> row_blocks;
-  double denominator_guard = 1e-4;   ///< |theta - D_i| is raised to at least this in (D - theta)^-1
-  double linear_dependence = 1e-10;  ///< a correction whose norm drops below this (relative) is discarded
-  SpmvOptions spmv = {};             ///< the plan's options when davidson() is given a matrix
-};
-
-/// Result of davidson(): eigenpairs, convergence and the time split.
-template <class MemorySpace>
-struct DavidsonResult {
-  std::vector<double> eigenvalues;           ///< num_roots lowest Ritz values, ascending
-  std::vector<double> residual_norms;        ///< final ||A x - theta x|| per root
-  std::vector<double> max_residual_history;  ///< largest residual of the wanted roots, per iteration
-  /// num_rows x num_roots Ritz vectors (orthonormal columns), in the operator's memory space.
-  Kokkos::View<double**, Kokkos::LayoutLeft, MemorySpace> eigenvectors;
-  bool converged = false;
-  int iterations = 0;  ///< subspace expansions done
-  int restarts = 0;
-  int guards = 0;              ///< blocks (DavidsonOptions::row_blocks) whose guard pair converged with the roots
-  int num_spmv = 0;            ///< reads of the matrix: products with one vector, or with a block of them
-  int subspace_size = 0;       ///< basis size at the end
-  double total_seconds = 0.0;  ///< the whole solve, fenced
-  double spmv_seconds = 0.0;   ///< inside the operator's apply, fenced before and after each call
-  /// the host's small eigenproblems of the projected matrix (Rayleigh-Ritz), one per iteration
-  double projected_seconds = 0.0;
-  double spmv_share() const { return total_seconds > 0 ? spmv_seconds / total_seconds : 0.0; }
-};
-
 namespace impl {
 
+/// Stored formats (they name themselves): davidson() multiplies them through an SpmvPlan.
 template <class T, class = void>
 struct is_cispmv_format : std::false_type {};
 template <class T>
 struct is_cispmv_format<T, std::void_t<decltype(T::format_name)>> : std::true_type {};
-
-/// Operators whose rank-2 apply reads the matrix once for several vectors (an SpmvPlan of a format
-/// with a multi-vector kernel): Davidson multiplies its new basis vectors together through them.
-template <class T, class = void>
-struct has_block_apply : std::false_type {};
-template <class T>
-struct has_block_apply<T, std::void_t<decltype(T::has_block_kernel())>>
-    : std::integral_constant<bool, T::has_block_kernel()> {};
-
-/// Operators distributed over processes (mpi::DistributedSpmvPlan): num_rows() is this process's
-/// rows, global_rows() all of them, and the solver's reductions go through sum_over_ranks and
-/// gather_from_ranks. Davidson keeps its vectors cut like the rows and G on every process.
-template <class T, class = void>
-struct is_distributed_operator : std::false_type {};
-template <class T>
-struct is_distributed_operator<
-    T, std::void_t<decltype(std::declval<const T&>().sum_over_ranks(std::declval<double*>(), 0)),
-                   decltype(std::declval<const T&>().first_row())>> : std::true_type {};
-
-template <class Exec, class X, class Y>
-double dot(const Exec& exec, const X& x, const Y& y) {
-  double sum = 0.0;
-  Kokkos::parallel_reduce(
-      "cispmv::davidson::dot", Kokkos::RangePolicy<Exec>(exec, 0, x.extent(0)),
-      KOKKOS_LAMBDA(const std::size_t i, double& s) { s += x(i) * y(i); }, sum);
-  return sum;
-}
-
-/// Rows of t a CPU thread updates at once in subtract_projection (16 KB of t: it stays in L1).
-inline constexpr std::size_t projection_chunk_rows = 2048;
-
-/// CPUs: f(begin, end) for each chunk [begin, end) of projection_chunk_rows rows of [0, n), a thread
-/// per chunk: the walk of the Davidson's kernels over the columns of its LayoutLeft blocks on CPUs
-/// (each column streams; the chunk's rows of what is written stay in cache).
-template <class Exec, class F>
-void for_row_chunks(const Exec& exec, const char* label, const std::size_t n, const F& f) {
-  Kokkos::parallel_for(
-      label, Kokkos::RangePolicy<Exec>(exec, 0, (n + projection_chunk_rows - 1) / projection_chunk_rows),
-      KOKKOS_LAMBDA(const std::size_t b) {
-        const std::size_t begin = b * projection_chunk_rows;
-        f(begin, n - begin < projection_chunk_rows ? n : begin + projection_chunk_rows);
-      });
-}
-
-/// t -= V(:, 0:m) h: one projection of classical Gram-Schmidt, in a single pass over t. GPUs: a thread
-/// per row (consecutive rows of a column are coalesced). CPUs: chunks of rows, column by column, so that
-/// each column of the LayoutLeft basis streams contiguously; a row at a time would gather from m
-/// columns m pages apart (perf, 2 cores, 10 roots: 32 % of the run, more than the products).
-template <class Exec, class Basis, class H, class T>
-void subtract_projection(const Exec& exec, const Basis& V, const H& h, const int m, const T& t) {
-  if constexpr (cispmv::impl::is_gpu_space_v<Exec>) {
-    Kokkos::parallel_for(
-        "cispmv::davidson::project_out", Kokkos::RangePolicy<Exec>(exec, 0, t.extent(0)),
-        KOKKOS_LAMBDA(const std::size_t i) {
-          double s = 0.0;
-          for (int j = 0; j < m; ++j) s += V(i, j) * h(j);
-          t(i) -= s;
-        });
-  } else {
-    for_row_chunks(
-        exec, "cispmv::davidson::project_out", t.extent(0),
-        KOKKOS_LAMBDA(const std::size_t begin, const std::size_t end) {
-          for (int j = 0; j < m; ++j) {
-            const double hj = h(j);
-            for (std::size_t i = begin; i < end; ++i) t(i) -= V(i, j) * hj;
-          }
-        });
-  }
-}
-
-template <class Exec, class X>
-void scale(const Exec& exec, const double alpha, const X& x) {
-  Kokkos::parallel_for(
-      "cispmv::davidson::scale", Kokkos::RangePolicy<Exec>(exec, 0, x.extent(0)),
-      KOKKOS_LAMBDA(const std::size_t i) { x(i) *= alpha; });
-}
-
-/// Rows one team of multi_dot sums (a chunk); the chunks' partial sums are added on the host. Small
-/// enough that a few columns still make hundreds of teams (H200, ncu, 10 roots of the all-electron full
-/// CI: with 65,536 rows a dot over 1-14 columns took ~0.5 ms, a few dozen teams on 132 SMs).
-inline constexpr std::size_t dot_chunk_rows = 8192;
-
-/// partial(c, b) = the sum over the rows i of chunk b of P(i, c) * Q(i, c), or of P(i, c) * q(i) when
-/// `q_is_vector`: one team per (chunk, column), chunk-major, so that consecutive teams (one host
-/// thread's share) reuse the chunk's q in cache. It replaces a single array reduction of up to
-/// max_sub values per row, whose per-thread arrays and per-block reduction of 80 values made it the
-/// largest cost of a 10-root Davidson on a GPU outside its products.
-template <class Exec, class Basis, class Vec, class Partial>
-struct ChunkDots {
-  using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
-  Basis P, Q;
-  Vec q;
-  Partial partial;
-  bool q_is_vector;
-  int count;
-  std::size_t rows;
-
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    const int c = team.league_rank() % count;
-    const int b = team.league_rank() / count;
-    const std::size_t begin = static_cast<std::size_t>(b) * dot_chunk_rows;
-    const std::size_t end = rows - begin < dot_chunk_rows ? rows : begin + dot_chunk_rows;
-    double s = 0.0;
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, begin, end),
-        [&](const std::size_t i, double& acc) { acc += P(i, c) * (q_is_vector ? q(i) : Q(i, c)); }, s);
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { partial(c, b) = s; });
-  }
-};
-
-/// out[c] = sum_i P(i, c) * Q(i, c) for c < count when `q_is_vector` is false, else sum_i P(i, c) *
-/// q(i): all the dot products one step needs (a row of V^T A V, V^T t, the residual norms) in one
-/// kernel (ChunkDots); `partial` (>= count x chunks, device) and its host mirror are the caller's
-/// workspace. The chunks are added in order: the result does not depend on the thread count.
-template <class Exec, class Basis, class Vec, class Partial>
-std::vector<double> multi_dot(const Exec& exec, const Basis& P, const Basis& Q, const Vec& q, int count,
-                              bool q_is_vector, const Partial& partial, const typename Partial::HostMirror& host) {
-  std::vector<double> out(static_cast<std::size_t>(count), 0.0);
-  const std::size_t rows = P.extent(0);
-  const int chunks = static_cast<int>((rows + dot_chunk_rows - 1) / dot_chunk_rows);
-  if (count == 0 || chunks == 0) return out;
-  Kokkos::parallel_for("cispmv::davidson::multi_dot", Kokkos::TeamPolicy<Exec>(exec, count * chunks, Kokkos::AUTO),
-                       ChunkDots<Exec, Basis, Vec, Partial>{P, Q, q, partial, q_is_vector, count, rows});
-  Kokkos::deep_copy(exec, host, partial);
-  exec.fence();
-  for (int c = 0; c < count; ++c) {
-    for (int b = 0; b < chunks; ++b) out[static_cast<std::size_t>(c)] += host(c, b);
-  }
-  return out;
-}
-
-/// Columns of Q one launch of block_dots (and of subtract_block_projection) takes: their sums stay in
-/// registers.
-inline constexpr int block_dot_columns = 16;
-
-/// Rows of one chunk of block_dots: a GPU team per (chunk, 4 columns of P), a CPU thread per chunk. Fixed,
-/// so the sums do not depend on the thread count; small enough that on a GPU the chunks of Q that the
-/// resident teams read (16 columns x 64 KB each) stay in L2, where each team re-reads its chunk's.
-inline constexpr std::size_t block_dot_chunk_rows = 8192;
-
-/// Columns of P one GPU team of block_dots takes: each Q(i, c) it loads feeds that many sums.
-inline constexpr int block_dot_p_columns_per_team = 4;
-
-/// CUDA: threads per team of block_dots (a multiple of the warp: the warp butterfly of BlockDotsTeam).
-inline constexpr int block_dot_team_size = 256;
-
-/// GPUs: the sums of block_dots over chunk league_rank / groups for columns 4g .. 4g + 3 of P (g =
-/// league_rank % groups): each thread keeps 4 x `columns` sums over its rows (Q(i, c) loaded once for
-/// the 4 columns of P), then the team adds them up. Every loop over the sums has constant bounds and is
-/// unrolled: an index known only at run time puts the whole array in local memory (ptxas: a 512-byte
-/// stack frame, which cost 40 % of the kernel). On CUDA (`warp_sums`, teams of block_dot_team_size
-/// threads, vector length 1) the 64 sums are added over each warp in 62 shuffles (a butterfly that halves
-/// the values each lane keeps at every step, so lane l ends with the warp's sums 2l and 2l + 1), then over
-/// the warps through 4 KB of team scratch after one barrier. Elsewhere: 64 team reductions, each with its
-/// barriers. H200, ncu, 10 roots of the all-electron full CI, per call: 3.8 ms with the stack frame, 2.3
-/// with 64 team reductions, 1.4-1.5 with the butterfly. What remains is the row loop: ~200 registers leave
-/// one team of 8 warps per SM, waiting on its loads; two rows per step (more loads in flight) took 2.3.
-template <class Exec, class PView, class QView, class Partial>
-struct BlockDotsTeam {
-  using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
-  static constexpr int J = block_dot_p_columns_per_team;
-  static constexpr int S = J * block_dot_columns;  // sums per thread
-  static constexpr int warp = 32;
-  using Scratch = Kokkos::View<double**, Kokkos::LayoutRight, typename Exec::scratch_memory_space,
-                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  PView P;
-  QView Q;
-  Partial partial;
-  int count, columns, groups;
-  std::size_t rows, chunk;
-  bool warp_sums = false;
-
-#if defined(__CUDA_ARCH__)
-  /// One step of the butterfly: of v[0 .. 2 Half), a lane keeps the lower half if its bit Half / 2 (the
-  /// partner lane's distance, Half * warp / S) is clear, else the upper half, and adds the partner's
-  /// copy of the same half; the result lands in v[0 .. Half). Constant indices: v stays in registers.
-  template <int Half>
-  __device__ static void butterfly_step(double* v, const int lane) {
-    constexpr int offset = Half * warp / S;
-    const bool upper = (lane & offset) != 0;
-#pragma unroll
-    for (int k = 0; k < Half; ++k) {
-      const double send = upper ? v[k] : v[k + Half];
-      const double keep = upper ? v[k + Half] : v[k];
-      v[k] = keep + __shfl_xor_sync(0xffffffffu, send, offset);
-    }
-  }
-#endif
-
-  /// Team scratch of the warp sums (launches with warp_sums).
-  static std::size_t scratch_bytes(const int team_size) { return Scratch::shmem_size(team_size / warp, S); }
-
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    const int j0 = (team.league_rank() % groups) * J;
-    const int nj = count - j0 < J ? count - j0 : J;
-    const std::size_t b = static_cast<std::size_t>(team.league_rank() / groups);
-    const std::size_t begin = b * chunk;
-    const std::size_t end = rows - begin < chunk ? rows : begin + chunk;
-    double s[J][block_dot_columns];
-    for (int jj = 0; jj < J; ++jj) {
-      for (int c = 0; c < block_dot_columns; ++c) s[jj][c] = 0.0;
-    }
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](const std::size_t i) {
-      double p[J];
-      for (int jj = 0; jj < J; ++jj) p[jj] = jj < nj ? P(i, j0 + jj) : 0.0;
-      for (int c = 0; c < block_dot_columns; ++c) {
-        if (c < columns) {
-          const double q = Q(i, c);
-          for (int jj = 0; jj < J; ++jj) s[jj][c] += p[jj] * q;
-        }
-      }
-    });
-#if defined(__CUDA_ARCH__)
-    if (warp_sums) {  // uniform over the launch
-      static_assert(S == 2 * warp, "the butterfly leaves each lane two of the 64 sums");
-      double v[S];
-#pragma unroll
-      for (int k = 0; k < S; ++k) v[k] = s[k / block_dot_columns][k % block_dot_columns];
-      const int lane = team.team_rank() % warp;  // vector length 1: a team's threads fill its warps in order
-      butterfly_step<S / 2>(v, lane);            // 64 values -> 32: lanes 16 apart add halves
-      butterfly_step<S / 4>(v, lane);
-      butterfly_step<S / 8>(v, lane);
-      butterfly_step<S / 16>(v, lane);
-      butterfly_step<S / 32>(v, lane);  // 2 values: the warp's sums 2 lane, 2 lane + 1
-      const Scratch w(team.team_scratch(0), team.team_size() / warp, S);
-      w(team.team_rank() / warp, 2 * lane) = v[0];
-      w(team.team_rank() / warp, 2 * lane + 1) = v[1];
-      team.team_barrier();
-      const int k = team.team_rank();
-      if (k < S && k / block_dot_columns < nj && k % block_dot_columns < columns) {
-        double sum = 0.0;
-        for (int r = 0; r < team.team_size() / warp; ++r) sum += w(r, k);
-        partial(b, (j0 + k / block_dot_columns) * block_dot_columns + k % block_dot_columns) = sum;
-      }
-      return;
-    }
-#endif
-    // Every loop over s has constant bounds and is unrolled (with its barriers the compiler would not
-    // unroll the reductions' loop by itself): an index known only at run time puts the whole array in
-    // local memory.
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-#pragma unroll
-#endif
-    for (int jj = 0; jj < J; ++jj) {
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-#pragma unroll
-#endif
-      for (int c = 0; c < block_dot_columns; ++c) {
-        if (jj < nj && c < columns) {  // uniform over the team
-          double v = s[jj][c];         // a reducer holds a reference: of s itself, it would put s in local memory
-          team.team_reduce(Kokkos::Sum<double>(v));
-          s[jj][c] = v;
-        }
-      }
-    }
-    Kokkos::single(Kokkos::PerTeam(team), [&]() {
-      for (int jj = 0; jj < J; ++jj) {  // constant bounds: s stays in registers (see above)
-        for (int c = 0; c < block_dot_columns; ++c) {
-          if (jj < nj && c < columns) partial(b, (j0 + jj) * block_dot_columns + c) = s[jj][c];
-        }
-      }
-    });
-  }
-};
-
-/// out[j * columns + c] = sum_i P(i, j) * Q(i, c) for j < count, c < columns (<= block_dot_columns): the
-/// projections of a block of vectors on a basis (block Gram-Schmidt, the new columns of V^T A V), P read
-/// once for all columns of Q. GPUs: BlockDotsTeam (a team per chunk and 4 columns of P). CPUs: a thread per chunk of
-/// rows, in pieces of projection_chunk_rows whose columns of Q stay in cache; four columns of Q at a time, each with
-/// two independent sums, so that the loop is not held by one chain of dependent additions. `partial`
-/// (>= chunks x count * block_dot_columns, LayoutRight) and its host mirror are the caller's workspace;
-/// the chunks are added in order on the host. P and Q are LayoutLeft (contiguous columns).
-template <class Exec, class PView, class QView, class Partial>
-std::vector<double> block_dots(const Exec& exec, const PView& P, const QView& Q, const int count, const int columns,
-                               const Partial& partial, const typename Partial::HostMirror& host) {
-  static_assert(std::is_same_v<typename PView::array_layout, Kokkos::LayoutLeft> &&
-                    std::is_same_v<typename QView::array_layout, Kokkos::LayoutLeft>,
-                "block_dots: the columns must be contiguous");
-  std::vector<double> out(static_cast<std::size_t>(count) * static_cast<std::size_t>(columns), 0.0);
-  const std::size_t rows = P.extent(0);
-  constexpr std::size_t chunk = block_dot_chunk_rows;
-  const std::size_t chunks = (rows + chunk - 1) / chunk;
-  if (count == 0 || columns == 0 || chunks == 0) return out;
-  if (columns > block_dot_columns || chunks > partial.extent(0) ||
-      static_cast<std::size_t>(count) * block_dot_columns > partial.extent(1)) {
-    throw std::logic_error("cispmv::davidson::block_dots: the workspace is too small");
-  }
-  if constexpr (cispmv::impl::is_gpu_space_v<Exec>) {
-    const int groups = (count + block_dot_p_columns_per_team - 1) / block_dot_p_columns_per_team;
-    using Functor = BlockDotsTeam<Exec, PView, QView, Partial>;
-    Functor f{P, Q, partial, count, columns, groups, rows, chunk};
-    const int league = static_cast<int>(chunks) * groups;
-#if defined(KOKKOS_ENABLE_CUDA)
-    f.warp_sums = std::is_same_v<Exec, Kokkos::Cuda>;  // the warp butterfly (see BlockDotsTeam)
-#endif
-    if (f.warp_sums) {
-      Kokkos::parallel_for("cispmv::davidson::block_dots",
-                           Kokkos::TeamPolicy<Exec>(exec, league, block_dot_team_size, 1)
-                               .set_scratch_size(0, Kokkos::PerTeam(Functor::scratch_bytes(block_dot_team_size))),
-                           f);
-    } else {
-      Kokkos::parallel_for("cispmv::davidson::block_dots", Kokkos::TeamPolicy<Exec>(exec, league, Kokkos::AUTO), f);
-    }
-  } else {
-    Kokkos::parallel_for(
-        "cispmv::davidson::block_dots", Kokkos::RangePolicy<Exec>(exec, 0, chunks), KOKKOS_LAMBDA(const std::size_t b) {
-          const std::size_t begin = b * chunk;
-          const std::size_t end = rows - begin < chunk ? rows : begin + chunk;
-          for (int j = 0; j < count; ++j) {
-            for (int c = 0; c < columns; ++c) partial(b, j * block_dot_columns + c) = 0.0;
-          }
-          for (std::size_t piece = begin; piece < end; piece += projection_chunk_rows) {
-            const std::size_t len = end - piece < projection_chunk_rows ? end - piece : projection_chunk_rows;
-            for (int j = 0; j < count; ++j) {
-              const double* p = &P(piece, j);
-              for (int c0 = 0; c0 < columns; c0 += 4) {
-                const int nc = columns - c0 < 4 ? columns - c0 : 4;
-                const double* q[4];
-                for (int c = 0; c < 4; ++c) q[c] = &Q(piece, c0 + (c < nc ? c : 0));
-                double s[4][2] = {{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}};
-                std::size_t i = 0;
-                for (; i + 2 <= len; i += 2) {
-                  for (int c = 0; c < 4; ++c) {
-                    s[c][0] += p[i] * q[c][i];
-                    s[c][1] += p[i + 1] * q[c][i + 1];
-                  }
-                }
-                for (; i < len; ++i) {
-                  for (int c = 0; c < 4; ++c) s[c][0] += p[i] * q[c][i];
-                }
-                for (int c = 0; c < nc; ++c) partial(b, j * block_dot_columns + c0 + c) += s[c][0] + s[c][1];
-              }
-            }
-          }
-        });
-  }
-  Kokkos::deep_copy(exec, host, partial);
-  exec.fence();
-  for (int j = 0; j < count; ++j) {
-    for (int c = 0; c < columns; ++c) {
-      double sum = 0.0;
-      for (std::size_t b = 0; b < chunks; ++b) sum += host(b, j * block_dot_columns + c);
-      out[static_cast<std::size_t>(j) * columns + c] = sum;
-    }
-  }
-  return out;
-}
-
-/// T(:, c) -= V(:, 0:m) H(:, c) for c < columns (<= block_dot_columns): one projection of block classical
-/// Gram-Schmidt, V read once for all the columns of T. GPUs: a thread per two rows (i and i + half:
-/// both coalesced), the columns' sums in registers, each h(j, c) loaded once for the two (the loads of
-/// h, not V's bytes, held a thread per row: 1.17 ms per call under ncu for 10 roots of the all-electron
-/// full CI, against ~0.4 for reading V). CPUs: chunks of projection_chunk_rows rows, V's column by column, each
-/// column's chunk (in L1) subtracted from every column of T's chunk (in L2).
-template <class Exec, class Basis, class H, class T>
-void subtract_block_projection(const Exec& exec, const Basis& V, const H& h, const int m, const int columns,
-                               const T& t) {
-  if (columns > block_dot_columns) throw std::logic_error("cispmv::davidson: too many columns for one projection");
-  const std::size_t n = t.extent(0);
-  if constexpr (cispmv::impl::is_gpu_space_v<Exec>) {
-    const std::size_t half = (n + 1) / 2;
-    Kokkos::parallel_for(
-        "cispmv::davidson::project_out_block", Kokkos::RangePolicy<Exec>(exec, 0, half),
-        KOKKOS_LAMBDA(const std::size_t i) {
-          const std::size_t i2 = i + half;
-          const bool second = i2 < n;
-          double s[block_dot_columns], s2[block_dot_columns];
-          for (int c = 0; c < block_dot_columns; ++c) s[c] = s2[c] = 0.0;
-          for (int j = 0; j < m; ++j) {
-            const double v = V(i, j);
-            const double v2 = second ? V(i2, j) : 0.0;
-            for (int c = 0; c < block_dot_columns; ++c) {
-              if (c < columns) {
-                const double hjc = h(j, c);
-                s[c] += v * hjc;
-                s2[c] += v2 * hjc;
-              }
-            }
-          }
-          for (int c = 0; c < block_dot_columns; ++c) {  // constant bounds: s and s2 stay in registers
-            if (c < columns) {
-              t(i, c) -= s[c];
-              if (second) t(i2, c) -= s2[c];
-            }
-          }
-        });
-  } else {
-    for_row_chunks(
-        exec, "cispmv::davidson::project_out_block", n, KOKKOS_LAMBDA(const std::size_t begin, const std::size_t end) {
-          for (int j = 0; j < m; ++j) {
-            for (int c = 0; c < columns; ++c) {
-              const double hjc = h(j, c);
-              for (std::size_t i = begin; i < end; ++i) t(i, c) -= V(i, j) * hjc;
-            }
-          }
-        });
-  }
-}
-
-/// Columns of `out` one pass of combine computes together on GPUs (their sums in registers). Each pass
-/// reads the m columns of P (and Q) once, yet 16 per pass was slower (H200, 10 roots of the all-electron
-/// full CI: 3.9 ms per call against 3.0; 126 registers, and the kernel waits on latency, not bytes).
-inline constexpr int combine_columns = 8;
-
-/// out(:, c) = sum_{j < m} (P(:, j) - shift[c] * Q(:, j)) * Y(j, c) for c < ncols: the Ritz vectors
-/// (shift 0, Q unused) and the residuals AV y - theta V y of the projected solution. GPUs: a thread per
-/// row reads its P(i, j) and Q(i, j) once per 8 columns of out (once per column re-read all of V and AV
-/// from memory: 21 GB per call for 10 roots of a 1.66M-row problem). CPUs: chunks of
-/// projection_chunk_rows rows, P's and Q's columns streamed once each into every column of out's chunk
-/// (in cache); a row at a time would gather from m columns m pages apart (perf, our 2 cores, 10 roots:
-/// 15 % of the run).
-template <class Exec, class Basis, class Small, class Shift>
-void combine(const Exec& exec, const Basis& P, const Basis& Q, const Small& Y, const Shift& shift, int m, int ncols,
-             const Basis& out, bool use_q) {
-  if constexpr (cispmv::impl::is_gpu_space_v<Exec>) {
-    Kokkos::parallel_for(
-        "cispmv::davidson::combine", Kokkos::RangePolicy<Exec>(exec, 0, P.extent(0)),
-        KOKKOS_LAMBDA(const std::size_t i) {
-          for (int c0 = 0; c0 < ncols; c0 += combine_columns) {
-            const int nc = ncols - c0 < combine_columns ? ncols - c0 : combine_columns;
-            double sum[combine_columns];
-            for (int c = 0; c < combine_columns; ++c) sum[c] = 0.0;
-            for (int j = 0; j < m; ++j) {
-              const double p = P(i, j);
-              const double q = use_q ? Q(i, j) : 0.0;
-              for (int c = 0; c < combine_columns; ++c) {
-                if (c < nc) sum[c] += (use_q ? p - shift(c0 + c) * q : p) * Y(j, c0 + c);
-              }
-            }
-            for (int c = 0; c < combine_columns; ++c) {  // constant bounds: sum stays in registers
-              if (c < nc) out(i, c0 + c) = sum[c];
-            }
-          }
-        });
-  } else {
-    for_row_chunks(
-        exec, "cispmv::davidson::combine", P.extent(0), KOKKOS_LAMBDA(const std::size_t begin, const std::size_t end) {
-          for (int c = 0; c < ncols; ++c) {
-            for (std::size_t i = begin; i < end; ++i) out(i, c) = 0.0;
-          }
-          for (int j = 0; j < m; ++j) {
-            for (int c = 0; c < ncols; ++c) {
-              const double y = Y(j, c);
-              if (use_q) {
-                const double s = shift(c);
-                for (std::size_t i = begin; i < end; ++i) out(i, c) += (P(i, j) - s * Q(i, j)) * y;
-              } else {
-                for (std::size_t i = begin; i < end; ++i) out(i, c) += P(i, j) * y;
-              }
-            }
-          }
-        });
-  }
-}
-
-/// V(:, c) = e_{rows(c)} for c < count: unit start vectors (local row i is global row first + i).
-template <class Exec, class Basis, class Rows>
-void start_columns(const Exec& exec, const Basis& V, const Rows& rows, int count, std::size_t first) {
-  Kokkos::parallel_for(
-      "cispmv::davidson::guess", Kokkos::RangePolicy<Exec>(exec, 0, V.extent(0)), KOKKOS_LAMBDA(const std::size_t i) {
-        for (int c = 0; c < count; ++c) V(i, c) = i + first == rows(c) ? 1.0 : 0.0;
-      });
-}
-
-/// V(:, col) gets entries uniform in [-1, 1) from a hash of the global row (the same on every process
-/// of a distributed solve, whatever its rows); with block >= 0 only on the rows of that block.
-template <class Exec, class Basis, class Blocks>
-void random_column(const Exec& exec, const Basis& V, int col, std::size_t first, const Blocks& blocks, int block) {
-  Kokkos::parallel_for(
-      "cispmv::davidson::random_guess", Kokkos::RangePolicy<Exec>(exec, 0, V.extent(0)),
-      KOKKOS_LAMBDA(const std::size_t i) {
-        const std::uint64_t h = cispmv::impl::splitmix64_mix(static_cast<std::uint64_t>(i + first) + 1);
-        const double x = static_cast<double>(h >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-        V(i, col) = block < 0 || blocks(i) == block ? x : 0.0;
-      });
-}
-
-/// t = (D - theta)^-1 r, with |D_i - theta| raised to at least `guard`: Davidson's correction; with
-/// block >= 0, zero outside the rows of that block (the block of the Ritz vector it corrects).
-template <class Exec, class Diag, class R, class T, class Blocks>
-void precondition(const Exec& exec, const Diag& diagonal, const double theta, const double guard, const R& r,
-                  const T& t, const Blocks& blocks, const int block) {
-  Kokkos::parallel_for(
-      "cispmv::davidson::precondition", Kokkos::RangePolicy<Exec>(exec, 0, t.extent(0)),
-      KOKKOS_LAMBDA(const std::size_t i) {
-        double den = diagonal(i) - theta;
-        if (den < guard && den > -guard) den = den < 0 ? -guard : guard;
-        t(i) = block < 0 || blocks(i) == block ? r(i) / den : 0.0;
-      });
-}
 
 /// The state of one Davidson solve (see davidson()): the basis V, its products AV = A V, the
 /// projected matrix G = V^T A V on the host, and the Ritz coefficients Y.
 template <class Exec, class Operator>
 class Davidson {
  public:
-  using memory_space = typename Operator::memory_space;
+  using operator_memory = typename Operator::memory_space;
+  /// Staged: the operator's memory is not reachable from Exec (a subspace in host memory for an operator on a GPU):
+  /// the vectors live in Exec's memory and each product copies its x there and its y back.
+  static constexpr bool must_stage = !Kokkos::SpaceAccessibility<Exec, operator_memory>::accessible;
+  using memory_space = std::conditional_t<must_stage, typename Exec::memory_space, operator_memory>;
   using Basis = Kokkos::View<double**, Kokkos::LayoutLeft, memory_space>;
   using Vec = Kokkos::View<double*, memory_space>;
   using Result = DavidsonResult<memory_space>;
 
-  static constexpr bool distributed = is_distributed_operator<Operator>::value;
+  static constexpr bool distributed = cispmv::is_distributed_operator<Operator>::value;
+  static constexpr bool block_products = cispmv::has_block_apply<Operator>::value && !must_stage;
 
   Davidson(const Exec& exec, const Operator& op, const DavidsonOptions& opts)
       : exec_(exec), op_(op), opts_(opts), n_(static_cast<std::size_t>(op.num_rows())), k_(opts.num_roots) {
@@ -605,13 +66,23 @@ class Davidson {
     }
     check_arguments();
     count_blocks();
-    const int active = k_ + guards_;  // wanted roots and the blocks' guards: the pairs that must converge
-    const std::size_t wanted =
-        static_cast<std::size_t>(opts.max_subspace > 0 ? opts.max_subspace : std::max(24, 8 * active));
-    max_sub_ = static_cast<int>(std::min(N_, wanted));
-    keep_ = std::min(max_sub_ - active, std::max(active, opts.restart_size > 0 ? opts.restart_size : 2 * active));
+    staged_ = must_stage || opts.stage_products;
+    const DavidsonMemoryPlan plan =
+        davidson_memory_plan<Exec>(n_, opts, guards_, block_products && !staged_, staged_, N_);
+    if (!plan.fits) {
+      throw std::invalid_argument(
+          "cispmv::davidson: the smallest subspace for " + std::to_string(k_) + " roots" +
+          (guards_ > 0 ? " and " + std::to_string(guards_) + " blocks' guards" : std::string()) + " (" +
+          std::to_string(plan.vectors()) + " vectors of " + std::to_string(n_) + " rows, " +
+          std::to_string(plan.bytes) + " bytes) exceeds the memory budget of " + std::to_string(opts.memory_budget) +
+          " bytes");
+    }
+    max_sub_ = plan.max_subspace;
+    keep_ = plan.restart_size;
+    res_.max_subspace = max_sub_;
     // A restart keeps at least the pairs that must converge and leaves room for one correction per
     // pair, unless the basis may grow to span the whole space.
+    const int active = k_ + guards_;  // wanted roots and the blocks' guards: the pairs that must converge
     if (static_cast<std::size_t>(max_sub_) < N_ && keep_ < active) {
       throw std::invalid_argument(
           "cispmv::davidson: max_subspace = " + std::to_string(max_sub_) + " is too small for " + std::to_string(k_) +
@@ -631,6 +102,7 @@ class Davidson {
       const SymmetricEigen eig = ritz_pairs();
       const double worst = residual_norms(residual);
       res_.max_residual_history.push_back(worst);
+      report_progress(worst, total.seconds());
       int unconverged = 0;
       for (int c = 0; c < active_; ++c) unconverged += !settled(c, residual);
       const bool done = worst < opts_.residual_tolerance && unconverged == 0;
@@ -654,6 +126,20 @@ class Davidson {
   }
 
  private:
+  /// The iteration's progress into the result's history and to DavidsonOptions::on_iteration.
+  void report_progress(double worst, double seconds) {
+    DavidsonProgress p;
+    p.iteration = res_.iterations;
+    p.eigenvalues.assign(theta_host_.data(), theta_host_.data() + std::min(k_, m_));
+    p.max_residual = worst;
+    p.seconds = seconds;
+    p.subspace = m_;
+    p.restarts = res_.restarts;
+    p.num_spmv = res_.num_spmv;
+    if (opts_.on_iteration) opts_.on_iteration(p);
+    res_.history.push_back(std::move(p));
+  }
+
   void check_arguments() const {
     if (N_ != static_cast<std::size_t>(op_.num_cols())) {
       throw std::invalid_argument("cispmv::davidson: the operator is " + std::to_string(N_) + " x " +
@@ -750,7 +236,11 @@ class Davidson {
     H_ = Small(alloc("cispmv::davidson::H"), max_sub_, block_dot_columns);  // block Gram-Schmidt coefficients
     H_host_ = Kokkos::create_mirror_view(H_);
     h_host_ = Kokkos::create_mirror_view(h_);
-    if constexpr (has_block_apply<Operator>::value) {                   // row-major blocks of the products (see apply)
+    if (staged_) {  // the products' x and y in the operator's memory
+      x_op_ = OperatorVec(Kokkos::view_alloc("cispmv::davidson::x", Kokkos::WithoutInitializing), n_);
+      y_op_ = OperatorVec(Kokkos::view_alloc("cispmv::davidson::y", Kokkos::WithoutInitializing), n_);
+    }
+    if (block_products && !staged_) {                                   // row-major blocks of the products (see apply)
       const int start = std::max(k_, opts_.num_guesses) + 2 * guards_;  // unit and random vectors per block
       const int width = std::min(std::max(k_ + guards_, start), 16);
       if (width > 1) {  // room for the widest block; each block is laid out at its own row stride (apply)
@@ -779,7 +269,11 @@ class Davidson {
   /// compiles, which the formats' pair kernels want, whatever the block's width); num_spmv counts
   /// matrix reads.
   void apply(int first, int m) {
-    if constexpr (has_block_apply<Operator>::value) {
+    if (staged_ || !block_products) {
+      for (const std::vector<int>& group : disjoint_groups(first, m)) apply_packed(group);
+      return;
+    }
+    if constexpr (block_products && !must_stage) {
       const int room = static_cast<int>(X_.extent(1));
       for (int begin = first; begin < m;) {
         const int width = std::max(1, std::min(m - begin, room));
@@ -803,18 +297,64 @@ class Davidson {
         }
         begin += width;
       }
-    } else {
-      for (int j = first; j < m; ++j) timed([&] { op_.apply(1.0, column(V_, j), 0.0, column(AV_, j)); });
     }
+  }
+
+  /// Columns [first, m) in groups of at most one column of each block (DavidsonOptions::row_blocks), in order;
+  /// without blocks one column a group.
+  std::vector<std::vector<int>> disjoint_groups(int first, int m) const {
+    std::vector<std::vector<int>> groups;
+    std::vector<std::uint64_t> taken;  // per group: the blocks it holds
+    for (int j = first; j < m; ++j) {
+      const int b = col_block_[static_cast<std::size_t>(j)];
+      std::size_t g = 0;
+      if (guards_ > 0 && b >= 0) {
+        while (g < groups.size() && (taken[g] >> b & 1u)) ++g;
+      } else {
+        g = groups.size();
+      }
+      if (g == groups.size()) {
+        groups.emplace_back();
+        taken.push_back(0);
+      }
+      groups[g].push_back(j);
+      if (b >= 0) taken[g] |= std::uint64_t(1) << b;
+    }
+    return groups;
+  }
+
+  /// AV(:, j) = A V(:, j) for each column j of `group`, in one product: the columns lie in distinct blocks, which the
+  /// operator never couples, so their sum (kept in the group's first column) is multiplied once and each column's
+  /// product is its block's rows of the result, exactly (the other blocks add exact zeros there). Staged: through
+  /// the operator's memory.
+  void apply_packed(const std::vector<int>& group) {
+    const int j0 = group.front();
+    for (std::size_t i = 1; i < group.size(); ++i) add_column(exec_, V_, group[i], j0);
+    if (staged_) {  // (copies outside the timed products)
+      Kokkos::deep_copy(x_op_, column(V_, j0));
+      timed([&] { op_.apply(1.0, x_op_, 0.0, y_op_); });
+      Kokkos::deep_copy(column(AV_, j0), y_op_);
+    } else if constexpr (!must_stage) {
+      timed([&] { op_.apply(1.0, column(V_, j0), 0.0, column(AV_, j0)); });
+    }
+    if (group.size() == 1) return;
+    for (std::size_t i = 1; i < group.size(); ++i) {
+      keep_block(exec_, AV_, j0, group[i], blocks_, col_block_[static_cast<std::size_t>(group[i])]);
+    }
+    keep_block(exec_, AV_, j0, j0, blocks_, col_block_[static_cast<std::size_t>(j0)]);
+    keep_block(exec_, V_, j0, j0, blocks_, col_block_[static_cast<std::size_t>(j0)]);
+    exec_.fence();
   }
 
   /// One product, fenced before and after, its time and count added to the result.
   template <class Product>
   void timed(const Product& product) {
     exec_.fence();
+    Kokkos::fence();  // (staged: the copy to the operator's memory)
     Kokkos::Timer t;
     product();
     exec_.fence();
+    if (staged_) Kokkos::fence();
     res_.spmv_seconds += t.seconds();
     ++res_.num_spmv;
   }
@@ -830,22 +370,8 @@ class Davidson {
   template <class DiagView>
   int initial_guesses(const DiagView& diagonal) {
     const int guesses = std::min(max_sub_, std::max(k_, opts_.num_guesses));
-    auto d_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), diagonal);
-    using Offer = std::tuple<double, std::size_t, int>;  // (diagonal, global row, block or -1)
-    std::vector<Offer> offers(n_);
-    for (std::size_t i = 0; i < n_; ++i) offers[i] = {d_host(i), first_ + i, guards_ > 0 ? opts_.row_blocks[i] : -1};
-    const std::size_t mine = std::min<std::size_t>(n_, static_cast<std::size_t>(guesses));
-    std::partial_sort(offers.begin(), offers.begin() + static_cast<std::ptrdiff_t>(mine), offers.end());
-    std::vector<Offer> lowest(static_cast<std::size_t>(guards_ > 0 ? num_blocks_ : 0),
-                              {std::numeric_limits<double>::infinity(), std::size_t(0), -1});
-    for (std::size_t i = mine; i < n_ && guards_ > 0; ++i) {  // each block's smallest of the rest
-      Offer& best = lowest[static_cast<std::size_t>(std::get<2>(offers[i]))];
-      if (std::get<2>(best) < 0 || offers[i] < best) best = offers[i];
-    }
-    offers.resize(mine);
-    for (const Offer& o : lowest) {
-      if (std::get<2>(o) >= 0) offers.push_back(o);
-    }
+    const auto d_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), diagonal);
+    std::vector<Offer> offers = local_offers(d_host, std::min<std::size_t>(n_, static_cast<std::size_t>(guesses)));
     if constexpr (distributed) {  // every process offers guesses + guards triples, padded with +inf
       const std::size_t slots = static_cast<std::size_t>(guesses + guards_);
       std::vector<double> flat(3 * slots, std::numeric_limits<double>::infinity());
@@ -895,6 +421,46 @@ class Davidson {
       }
     }
     return m;
+  }
+
+  using Offer = std::tuple<double, std::size_t, int>;  // a start row: (diagonal, global row, block or -1)
+
+  /// This process's offers of start rows: its `count` smallest diagonal entries and, with blocks, each block's
+  /// smallest among the rest. One pass over the rows with bounded heaps (each block's count + 1 smallest hold its
+  /// smallest that is not among the `count`), so that a space of billions of rows takes no copy of them.
+  template <class HostDiag>
+  std::vector<Offer> local_offers(const HostDiag& d, std::size_t count) const {
+    const auto push = [](std::priority_queue<Offer>& heap, const Offer& o, std::size_t most) {
+      if (heap.size() < most) {
+        heap.push(o);
+      } else if (most > 0 && o < heap.top()) {
+        heap.pop();
+        heap.push(o);
+      }
+    };
+    std::priority_queue<Offer> lowest;  // the largest on top
+    std::vector<std::priority_queue<Offer>> per_block(static_cast<std::size_t>(guards_ > 0 ? num_blocks_ : 0));
+    for (std::size_t i = 0; i < n_; ++i) {
+      const Offer o{d(i), first_ + i, guards_ > 0 ? opts_.row_blocks[i] : -1};
+      push(lowest, o, count);
+      if (guards_ > 0) push(per_block[static_cast<std::size_t>(std::get<2>(o))], o, count + 1);
+    }
+    std::vector<Offer> offers;
+    for (; !lowest.empty(); lowest.pop()) offers.push_back(lowest.top());
+    const std::size_t taken = offers.size();
+    for (auto& heap : per_block) {
+      std::vector<Offer> block;
+      for (; !heap.empty(); heap.pop()) block.push_back(heap.top());
+      std::sort(block.begin(), block.end());
+      for (const Offer& o : block) {
+        if (std::find(offers.begin(), offers.begin() + static_cast<std::ptrdiff_t>(taken), o) ==
+            offers.begin() + static_cast<std::ptrdiff_t>(taken)) {
+          offers.push_back(o);
+          break;
+        }
+      }
+    }
+    return offers;
   }
 
   /// Orthonormalises column m of V against columns 0..m-1 (project_column); false when it is linearly
@@ -1127,7 +693,7 @@ class Davidson {
     res_.guards = 0;
     for (int c = k_; c < active_; ++c) res_.guards += settled(c, residual);
     res_.subspace_size = m_;
-    res_.eigenvectors = Basis(alloc("cispmv::davidson::eigenvectors"), n_, k_);
+    res_.eigenvectors = columns(W_, 0, k_);  // (the restart's scratch: no vectors allocated at the end)
     combine(exec_, V_, V_, Y_, theta_, m_, k_, res_.eigenvectors, false);
     exec_.fence();
   }
@@ -1154,6 +720,9 @@ class Davidson {
   Basis V_, AV_, R_, W_, Y_;
   using Block = Kokkos::View<double**, Kokkos::LayoutRight, memory_space>;
   Block X_, Y_block_;  ///< row-major copies of the columns one block product takes and gives
+  using OperatorVec = Kokkos::View<double*, operator_memory>;
+  OperatorVec x_op_, y_op_;   ///< staged: a product's x and y in the operator's memory
+  bool staged_ = must_stage;  ///< the products' x and y copied (must_stage, or DavidsonOptions::stage_products)
   Vec theta_;
   typename Basis::HostMirror Y_host_;
   typename Vec::HostMirror theta_host_;
@@ -1177,9 +746,13 @@ class Davidson {
 /// diagonal preconditioner t = (D - theta)^-1 r.
 ///
 /// `op` is either a cispmv matrix in any format (then its products run through one SpmvPlan made
-/// with `opts.spmv`), or an operator: an object with `memory_space`, `num_rows()`, `num_cols()` and
-/// `apply(alpha, x, beta, y)` computing y = beta*y + alpha*A*x on rank-1 Views of that memory space
-/// (an SpmvPlan is one). `diagonal` holds A's diagonal in a memory space `exec` can access.
+/// with `opts.spmv`), or an operator (cispmv/operator.hpp: an SpmvPlan, ci::FactoredHamiltonian, ...).
+/// `diagonal` holds A's diagonal in a memory space `exec` can access.
+///
+/// Where `exec` cannot reach the operator's memory (the host's execution space for an operator on a GPU), the
+/// solver's vectors live in the memory of `exec` and each product copies its x to the operator's memory and its
+/// y back: a subspace larger than the GPU holds, at the price of two copies a product and vector operations at the
+/// host's speed. DavidsonOptions::memory_budget bounds the solver's vectors (davidson_memory_plan).
 ///
 /// A distributed operator (mpi::DistributedSpmvPlan: num_rows() this process's rows, global_rows(),
 /// first_row(), sum_over_ranks(), gather_from_ranks()) is solved the same way by every process of
@@ -1188,11 +761,11 @@ class Davidson {
 /// take the same steps and return the same eigenvalues.
 ///
 /// The basis V and the products AV = A V are LayoutLeft Views of num_rows x max_subspace in the
-/// operator's memory space; every operation runs on `exec`, only the projected matrix G = V^T A V
-/// lives on the host, where jacobi_eigen solves it (per block with DavidsonOptions::row_blocks: blockwise_eigen).
-/// Start: unit vectors on the smallest diagonal entries. Each iteration: Ritz pairs of G, residuals, stop if all wanted
-/// residuals are below the tolerance, else one preconditioned correction per unconverged root, all of them
-/// orthogonalised against V together by block classical Gram-Schmidt applied twice, then against each other
+/// operator's memory space (staged: in that of `exec`); every operation runs on `exec`, only the projected matrix G =
+/// V^T A V lives on the host, where jacobi_eigen solves it (per block with DavidsonOptions::row_blocks:
+/// blockwise_eigen). Start: unit vectors on the smallest diagonal entries. Each iteration: Ritz pairs of G, residuals,
+/// stop if all wanted residuals are below the tolerance, else one preconditioned correction per unconverged root, all
+/// of them orthogonalised against V together by block classical Gram-Schmidt applied twice, then against each other
 /// (orthonormalise_block), discarded when (nearly) linearly dependent, normalised and appended. The new vectors of an
 /// iteration (one per unconverged root: a block Davidson) are multiplied together: with an SpmvPlan of CSR, the hybrid
 /// format or csell the matrix is read once for up to 16 of them (SpmvPlan::apply on rank-2 Views), otherwise once per
@@ -1208,9 +781,6 @@ auto davidson(const Exec& exec, const Operator& op, const DiagView& diagonal, co
     const SpmvPlan<Exec, Operator> plan(exec, op, opts.spmv);
     return davidson(exec, plan, diagonal, opts);
   } else {
-    using memory_space = typename Operator::memory_space;
-    static_assert(Kokkos::SpaceAccessibility<Exec, memory_space>::accessible,
-                  "cispmv::davidson: the operator's memory space is not accessible from this execution space");
     static_assert(Kokkos::SpaceAccessibility<Exec, typename DiagView::memory_space>::accessible,
                   "cispmv::davidson: the diagonal is not accessible from this execution space");
     static_assert(std::is_same_v<typename Operator::value_type, double>, "cispmv::davidson: double operators only");

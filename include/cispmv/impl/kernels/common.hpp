@@ -209,11 +209,11 @@ struct SpmvFunctor;  // one specialisation per format, in impl/kernels/<format>.
 
 // ------------------------------------------------------------------------------ several vectors
 /// Fewest columns of a multi-vector product for which BlockShape::automatic takes the lane shape with
-/// one column per lane on a GPU. H100, perf/results/2026-11-23-h100-session3: per vector at 8 and 16
-/// columns the lanes win (frozen-core FCI csell 0.251 against 0.299 ms, 0.232 against 0.383;
-/// all-electron 2.66 against 2.62, 2.51 against 3.64 ms); at 2 and 4 columns the all-electron
-/// matrix's rows win (2.67 against 3.09, 2.17 against 2.85 ms). Formats whose lanes load pairs of
-/// columns set their own (SpmvBlockFunctorBase::automatic_lane_min_columns).
+/// one column per lane on a GPU. H100: per vector at 8 and 16 columns the lanes win (frozen-core FCI
+/// csell 0.251 against 0.299 ms, 0.232 against 0.383; all-electron 2.66 against 2.62, 2.51 against
+/// 3.64 ms); at 2 and 4 columns the all-electron matrix's rows win (2.67 against 3.09, 2.17 against
+/// 2.85 ms). Formats whose lanes load pairs of columns set their own
+/// (SpmvBlockFunctorBase::automatic_lane_min_columns).
 inline constexpr int gpu_lane_min_columns = 8;
 
 /// Widest block of columns one multi-vector launch carries (its K); wider X are done in blocks of it.
@@ -230,11 +230,10 @@ constexpr int block_width_for(const int columns) {
 /// (block_width_for; 2 for two columns): formats' pair kernels want X's rows K apart (or 2 apart in a
 /// 4-column launch, SpmvBlockFunctorBase::pair_variant), and on a buffer as wide as its block's columns
 /// rounded up to even the Davidson's products never got them. H200, csell as for_block_products builds
-/// it, ms per product of c columns of a W-wide buffer (perf/results/2026-11-26-session25/, s25-width):
-/// frozen-core FCI 6 of 6 / 6 of 8: 0.712 / 0.568, 10 of 10 / 10 of 16: 1.123 / 0.941, 12 of 12 / 12 of 16:
-/// 1.130 / 0.933; all-electron 6.84 / 6.60, 12.24 / 11.30, 12.70 / 11.38. Elsewhere `columns` rounded up to
-/// even (pairs aligned): the CPUs' block walk reads X's rows whole, and wider ones cost it (our 2 cores:
-/// 6 of 8 1.26x the time of 6 of 6).
+/// it, ms per product of c columns of a W-wide buffer: frozen-core FCI 6 of 6 / 6 of 8: 0.712 / 0.568,
+/// 10 of 10 / 10 of 16: 1.123 / 0.941, 12 of 12 / 12 of 16: 1.130 / 0.933; all-electron 6.84 / 6.60,
+/// 12.24 / 11.30, 12.70 / 11.38. Elsewhere `columns` rounded up to even (pairs aligned): the CPUs' block
+/// walk reads X's rows whole, and wider ones cost it (our 2 cores: 6 of 8 1.26x the time of 6 of 6).
 template <class Exec>
 int block_buffer_stride(const int columns) {
   const int even = columns + columns % 2;

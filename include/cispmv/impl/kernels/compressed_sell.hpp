@@ -26,23 +26,22 @@ enum class CsellValues {
   matrix,         ///< whichever the matrix has (A.uses_table, read per entry: uniform, no divergence)
 };
 
-/// visit(value, column) for each entry of C in lane `lane` of csell matrix A, |Unroll| at a time: each
-/// group's delta and value (or index) loads first, then its columns, then its visits, so the gathers of x
-/// they make are independent and each thread keeps several loads in flight (a row's columns form a chain of
-/// additions, but the additions are cheap; the loads are what waits). Unroll < 0: the next group's loads are
-/// requested before this group's visits, so the matrix stream's latency (DRAM) overlaps the gathers' (L1 /
-/// L2); ptxas then issues each group's loads together before its gathers, whatever else the kernel holds
-/// (with Unroll > 0 inside Kokkos's grid-stride loop it interleaved them with the gathers, each gather waiting
-/// on a load requested after the previous one: session 22). H > 0: the slice height known at compile time
-/// (offsets in the loads' immediates). Jump slots (Matrix::jump_delta) only advance the column.
+/// visit(value, column) for each entry of C in lane `lane` of csell matrix A, |Unroll| at a time: each group's
+/// delta and value (or index) loads first, then its columns, then its visits, so the gathers of x they make
+/// are independent and each thread keeps several loads in flight (a row's columns form a chain of additions,
+/// but the additions are cheap; the loads are what waits). Unroll < 0: the next group's loads are requested
+/// before this group's visits, so the matrix stream's latency (DRAM) overlaps the gathers' (L1 / L2); ptxas
+/// then issues each group's loads together before its gathers, whatever else the kernel holds (with Unroll > 0
+/// inside Kokkos's grid-stride loop it interleaved them with the gathers, each gather waiting on a load
+/// requested after the previous one). H > 0: the slice height known at compile time (offsets in the loads'
+/// immediates). Jump slots (Matrix::jump_delta) only advance the column.
 ///
 /// Measured, H200: the single-vector kernel with values inline, ahead against the plain loop at the same
-/// shape (perf/results/2026-11-24-session11/): paper32k-1 4 lanes, 4 at a time 0.093-0.096 ms against
-/// 0.123-0.124; scaled-1048576 thread per row, 8 at a time 3.72-4.00 against 4.41-4.45 (at 4 ahead loses
-/// there: 4.62-4.91 against 4.30-4.46). With a table the plain loop with late lookups wins (its index ->
-/// table chain already overlaps the gathers; ahead 1-4 % slower, session 10), and the ahead walk lives in a
-/// kernel of its own: in one kernel with the table's loop its registers cost the table's kernels up to 35 %
-/// (session 10: frozen core 0.299 -> 0.406 ms).
+/// shape: paper32k-1 4 lanes, 4 at a time 0.093-0.096 ms against 0.123-0.124; scaled-1048576 thread per
+/// row, 8 at a time 3.72-4.00 against 4.41-4.45 (at 4 ahead loses there: 4.62-4.91 against 4.30-4.46). With
+/// a table the plain loop with late lookups wins (its index -> table chain already overlaps the gathers;
+/// ahead 1-4 % slower), and the ahead walk lives in a kernel of its own: in one kernel with the table's
+/// loop its registers cost the table's kernels up to 35 % (frozen core 0.299 -> 0.406 ms).
 template <int Unroll, CsellValues Source, int H = 0, class Matrix, class Table, class Visit>
 KOKKOS_FORCEINLINE_FUNCTION void csell_walk_lane(const Matrix& A, const Table& table,
                                                  const typename Matrix::ordinal_type lane, const Visit& visit) {
@@ -160,15 +159,14 @@ struct SpmvFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, Beta,
   static constexpr bool has_ahead_loop = true;
   static bool runs_ahead(const Matrix& A) { return !A.uses_table; }
   static constexpr bool has_row_block_launch = true;
-  /// The plain loop's row blocks (Unroll > 0) launch with bounds for 4 blocks of 256 threads per SM (blocks of
-  /// at most 256 rows, SpmvOptions::rows_per_team capped there; 512 and 1,024 never won: session 9): told the
-  /// block size, ptxas takes 64 registers instead of 44 and keeps more of a thread's loads in flight (ncu,
-  /// frozen core: 4 blocks instead of 5, long-scoreboard stalls per instruction 14.1 against 18.2, the same
-  /// L1 wavefronts). H200, ms, unroll 4 with a table (perf/results/2026-11-26-session23/, s23-f and s23-h),
-  /// frozen-core / all-electron FCI: no bounds 0.2835-0.2885 / 2.075-2.108, bounds for 4 blocks 0.2624-0.2653 /
-  /// 2.107-2.118 (the all-electron launches drifted 4 % within the process), 5 blocks 0.272 / 2.084, 3 blocks
-  /// 0.284 / 2.299, 2 blocks 0.332 / 2.906. The loop ahead (Unroll < 0, 84 registers at 8) loses with bounds:
-  /// scaled-1048576 3.75 ms without, 3.92 for 3 blocks, 4.61 for 4.
+  /// The plain loop's row blocks (Unroll > 0) launch with bounds for 4 blocks of 256 threads per SM (blocks of at
+  /// most 256 rows, SpmvOptions::rows_per_team capped there; 512 and 1,024 never won): told the block size, ptxas
+  /// takes 64 registers instead of 44 and keeps more of a thread's loads in flight (ncu, frozen core: 4 blocks
+  /// instead of 5, long-scoreboard stalls per instruction 14.1 against 18.2, the same L1 wavefronts). H200, ms,
+  /// unroll 4 with a table, frozen-core / all-electron FCI: no bounds 0.2835-0.2885 / 2.075-2.108, bounds for 4
+  /// blocks 0.2624-0.2653 / 2.107-2.118 (the all-electron launches drifted 4 % within the process), 5 blocks
+  /// 0.272 / 2.084, 3 blocks 0.284 / 2.299, 2 blocks 0.332 / 2.906. The loop ahead (Unroll < 0, 84 registers at 8)
+  /// loses with bounds: scaled-1048576 3.75 ms without, 3.92 for 3 blocks, 4.61 for 4.
   static constexpr int row_block_min_blocks = Unroll > 0 ? 4 : 0;
   /// Rows of a slice the host shape carries at once (their columns and sums live in registers / L1).
   static constexpr int host_lanes = 8;
@@ -368,10 +366,10 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
   /// Columns per lane where X allows pairs: one pair wherever the pair kernel applies (pair_variant,
   /// pair_lane), else two pairs; lanes from 2 columns (H100, see impl::gpu_lane_min_columns). Consecutive
   /// rows' entries are adjacent in a slice, so the 32 / lanes rows a warp holds read the matrix in coalesced
-  /// runs. H200, ms per product, the eigensolver's csell (perf/results/2026-11-26-session22/, s22-b): the
-  /// pair kernel at 16 columns against two pairs per lane (the plan's choice before), frozen-core FCI 1.005
-  /// against 1.157, all-electron 12.24 against 13.47. Where the pair kernel does not apply, two pairs (2
-  /// columns in rows 2 apart, session 21's s21-m: the generic walk of one pair 0.597 ms, two pairs 0.492).
+  /// runs. H200, ms per product, the eigensolver's csell: the pair kernel at 16 columns against two pairs
+  /// per lane (the plan's choice before), frozen-core FCI 1.005 against 1.157, all-electron 12.24 against
+  /// 13.47. Where the pair kernel does not apply, two pairs (2 columns in rows 2 apart: the generic walk of
+  /// one pair 0.597 ms, two pairs 0.492).
   int automatic_lane_columns() const { return pair_variant() >= 0 ? 2 : 4; }
   static constexpr int automatic_lane_min_columns = 2;
   /// Rows of a slice the host shape carries at once: their K sums each stay in registers.
@@ -394,7 +392,7 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
   /// One pair per lane in slices of pair_slice_height rows with one lane each and X's rows K apart
   /// (pair_lane; else the generic LaneTag<2, 1>): variant 0 values inline and R empty (as the encoder
   /// leaves it without a table), 1 through the table, each a kernel of its own (in one kernel the
-  /// table's registers and R's loop cost the inline walk: 42 registers against 32, session 21).
+  /// table's registers and R's loop cost the inline walk: 42 registers against 32).
   /// Launches of 4 columns also have variants 2 and 3, the same with X's rows 2 apart: two columns
   /// (the plan has no width 2; one lane per row then, instead of the generic walk of two pairs, half
   /// of them masked).
@@ -417,9 +415,8 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
   /// On GPUs the pair kernels run as teams of pair_team_size consecutive lanes (SpmvPlan::launch_pair_kernel):
   /// a RangePolicy lets Kokkos choose the block size with the most warps per SM, and at the 69 registers of
   /// the inline kernel that is a block of 32 threads (28 warps; 128 gives as many), so neighbouring rows,
-  /// whose gathers share rows of X, run on different SMs. H200, ncu (perf/results/2026-11-26-session22/,
-  /// s22-e), frozen-core FCI, 8 columns: blocks of 32: L1 hit rate 22 %, 135M L2 sectors; the raw kernel in
-  /// blocks of 256: 41 %, 102M.
+  /// whose gathers share rows of X, run on different SMs. H200, ncu, frozen-core FCI, 8 columns: blocks of 32:
+  /// L1 hit rate 22 %, 135M L2 sectors; the raw kernel in blocks of 256: 41 %, 102M.
   static constexpr int pair_team_size = 128;
   template <int Variant>
   KOKKOS_INLINE_FUNCTION void operator()(PairTag<Variant>, const typename Base::team_member& team) const {
@@ -484,20 +481,19 @@ struct SpmvBlockFunctor<Exec, CompressedSellMatrix<S, O, Off, D>, XView, YView, 
   }
 
  private:
-  /// The pair kernel: lane j of a row's 1 << lane_shift lanes gathers columns 2j and 2j + 1 of the
-  /// launch, so one load instruction of a warp reads each of its rows' K values of X in one contiguous
-  /// run (K = 8: 4 lanes x 16 bytes, 8 rows per warp: ~1.5 data-pipe wavefronts per quarter-warp
-  /// against ~2.75 for two pairs per lane, whose loads take 32-byte halves of 4 rows at two of a line's
-  /// four positions) and keeps two sums. Every lane of a row decodes the row's entries (the same
-  /// addresses at once: one broadcast load), pair_unroll<Table> at a time with the next group's loads
-  /// requested first (csell_walk_lane's Unroll < 0), with the slice height and X's row stride known at compile
-  /// time. H200, ms per product, the eigensolver's csell (perf/results/2026-11-26-session22/, s22-a and
-  /// s22-b), frozen-core / all-electron FCI, 8 columns: 12 at a time ahead 0.569 / 6.70 (69 registers),
-  /// 8 ahead 0.594-0.596 / 6.72-6.84 (54), 4 ahead 0.615 / 6.91-7.04 (32 with launch bounds), 4 without
-  /// (session 21's kernel) 0.732-0.754 / 7.34, 16 ahead 0.576 / 6.84 (80); 4 columns 0.384 / 4.22 at 12,
-  /// 0.544 / 4.44 at 4 without; 16 columns 1.005 / 12.24 at 12, 1.295 / 13.84 at 4 without. Through the
-  /// table, 8 columns: 4 ahead 0.685 / 7.27, 4 without 0.713 / 7.34, 8 ahead 0.772 / 8.32 (80 registers).
-  /// The raw CUDA kernel of session 21 (4 at a time, no grid-stride loop) 0.590 / 6.09.
+  /// The pair kernel: lane j of a row's 1 << lane_shift lanes gathers columns 2j and 2j + 1 of the launch, so
+  /// one load instruction of a warp reads each of its rows' K values of X in one contiguous run (K = 8: 4
+  /// lanes x 16 bytes, 8 rows per warp: ~1.5 data-pipe wavefronts per quarter-warp against ~2.75 for two pairs
+  /// per lane, whose loads take 32-byte halves of 4 rows at two of a line's four positions) and keeps two
+  /// sums. Every lane of a row decodes the row's entries (the same addresses at once: one broadcast load),
+  /// pair_unroll<Table> at a time with the next group's loads requested first (csell_walk_lane's Unroll < 0),
+  /// with the slice height and X's row stride known at compile time. H200, ms per product, the eigensolver's
+  /// csell, frozen-core / all-electron FCI, 8 columns: 12 at a time ahead 0.569 / 6.70 (69 registers), 8 ahead
+  /// 0.594-0.596 / 6.72-6.84 (54), 4 ahead 0.615 / 6.91-7.04 (32 with launch bounds), 4 without
+  /// 0.732-0.754 / 7.34, 16 ahead 0.576 / 6.84 (80); 4 columns 0.384 / 4.22 at 12, 0.544 / 4.44 at 4 without;
+  /// 16 columns 1.005 / 12.24 at 12, 1.295 / 13.84 at 4 without. Through the table, 8 columns: 4 ahead
+  /// 0.685 / 7.27, 4 without 0.713 / 7.34, 8 ahead 0.772 / 8.32 (80 registers). A raw CUDA kernel (4 at a
+  /// time, no grid-stride loop) 0.590 / 6.09.
   template <bool Table>
   static constexpr int pair_unroll = Table ? -4 : -12;
   template <bool Table, int Stride>

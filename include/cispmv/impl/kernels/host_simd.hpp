@@ -7,11 +7,11 @@
 // so their loads never happen. The portable loop (SpmvFunctor<..., CompressedSellMatrix>'s SliceTag
 // walk) stays for other CPUs, other types and the slice's last rows.
 //
-// Measured (perf/results/2026-11-25-session14/, frozen-core H2O/6-31G FCI, 99.6M entries): Intel Xeon
-// (the device host), 16 cores: portable loop 9.1-11.1 ms, this walk with table gathers 7.3-7.6;
-// AMD EPYC Zen 4 (the development machine), 2 cores: portable 51-56, table gathers 51-55, table by
-// scalar loads 41-45, values inline 36-38. So where a gather from L1 costs no less than 8 loads (Zen 4)
-// the table is read by loads; table_gathers_pay() finds out once per process.
+// Measured (frozen-core H2O/6-31G FCI, 99.6M entries): Intel Xeon (the device host), 16 cores:
+// portable loop 9.1-11.1 ms, this walk with table gathers 7.3-7.6; AMD EPYC Zen 4 (the development
+// machine), 2 cores: portable 51-56, table gathers 51-55, table by scalar loads 41-45, values
+// inline 36-38. So where a gather from L1 costs no less than 8 loads (Zen 4) the table is read by
+// loads; table_gathers_pay() finds out once per process.
 
 #include <cstddef>
 #include <cstdint>
@@ -220,10 +220,10 @@ inline void walk(const Group<S>&, int, Walk) {}
 
 /// Whether csell built for this CPU should keep its values inline (10 bytes per entry, no table
 /// lookups) rather than in a value table (4 bytes per entry): where the walk runs and the table's
-/// lookups are scalar loads (table_gathers_pay() false). Measured on the frozen-core FCI Hamiltonian
-/// (perf/results/2026-11-25-session14/): Zen 4, 2 cores, values inline 36-38 ms against the table by
-/// loads 41-45; Intel Xeon, whose gathers pay, the table by gathers 7.3 ms against values inline 10.5
-/// (16 cores) and 33 against 44-56 (2 cores).
+/// lookups are scalar loads (table_gathers_pay() false). Measured on the frozen-core FCI
+/// Hamiltonian: Zen 4, 2 cores, values inline 36-38 ms against the table by loads 41-45; Intel Xeon,
+/// whose gathers pay, the table by gathers 7.3 ms against values inline 10.5 (16 cores) and 33
+/// against 44-56 (2 cores).
 inline bool values_inline_pays() { return avx512_available() && !table_gathers_pay(); }
 
 /// The types the walk runs: double or float values, 32-bit columns.
@@ -245,17 +245,17 @@ template <class S, class O>
 inline constexpr bool supports_block = std::is_same_v<S, double>&& std::is_same_v<O, int>;
 
 #if CISPMV_HOST_SIMD
-/// Several vectors (block products Y = A X, X row-major with unit column stride): 8 rows of a slice
-/// at a time, entry k of all of them before entry k + 1. Each row's sums of up to 8 Z columns stay in
-/// Z zmm registers. Per entry: its delta and its value (inline, or from the table by a scalar load),
-/// then Z masked loads of X's row `col` (columns first .. first + columns - 1: `X` points at column
-/// `first` of row 0, rows `ldx` apart) and Z fused multiply-adds. Padding and jump slots are skipped.
-/// `col` holds the 8 rows' first columns (advanced here), `len` their lengths (0 for rows past the
-/// slice's end), `out` receives 8 x 8Z sums, row after row. The portable loop carries one row at a time
-/// from 8 columns on (its 8 x K sums would not stay in registers), so each entry of a column-major
-/// slice is a new cache line: on the frozen-core FCI Hamiltonian (Zen 4, 2 cores; perf/results/
-/// 2026-11-25-session15/) 5 vectors took 253 ms that way and 127-137 with this walk, 8 vectors 376
-/// and 145-164, 16 vectors 951-1,050 and 231-249 (CSR: 151-166, 229-271 and 1,200).
+/// Several vectors (block products Y = A X, X row-major with unit column stride): 8 rows of a slice at
+/// a time, entry k of all of them before entry k + 1. Each row's sums of up to 8 Z columns stay in Z
+/// zmm registers. Per entry: its delta and its value (inline, or from the table by a scalar load), then
+/// Z masked loads of X's row `col` (columns first .. first + columns - 1: `X` points at column `first`
+/// of row 0, rows `ldx` apart) and Z fused multiply-adds. Padding and jump slots are skipped. `col`
+/// holds the 8 rows' first columns (advanced here), `len` their lengths (0 for rows past the slice's
+/// end), `out` receives 8 x 8Z sums, row after row. The portable loop carries one row at a time from 8
+/// columns on (its 8 x K sums would not stay in registers), so each entry of a column-major slice is a
+/// new cache line: on the frozen-core FCI Hamiltonian (Zen 4, 2 cores) 5 vectors took 253 ms that way
+/// and 127-137 with this walk, 8 vectors 376 and 145-164, 16 vectors 951-1,050 and 231-249 (CSR:
+/// 151-166, 229-271 and 1,200).
 template <int Z>
 __attribute__((target("avx512f,avx512vl,avx2,fma"))) inline void block_walk(
     const std::uint16_t* delta, const std::uint16_t* index, const double* values, const double* table, const double* X,

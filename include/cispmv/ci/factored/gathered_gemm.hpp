@@ -1,5 +1,5 @@
 #pragma once
-/// \file impl/gathered_gemm.hpp
+/// \file ci/factored/gathered_gemm.hpp
 /// Dense products on gathered rows and columns of a vector: for each group g of a set,
 ///   y[cu(i) + cv(j)] += alpha * sum_s sum_k M_s(i, k) x[bu_s(k) + bv_s(j)],   i < m, j < n,
 /// where M_s is a dense block (row-major, leading dimension ld_s, K_s columns) and cu, cv, bu_s, bv_s are
@@ -18,9 +18,9 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "cispmv/ci/factored/warp_mma.hpp"
 #include "cispmv/impl/backend.hpp"
 #include "cispmv/impl/convert_helpers.hpp"
-#include "cispmv/impl/warp_mma.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -164,8 +164,8 @@ struct GatheredGemmData {
 /// compute capability 8.0 or later asynchronous copies, impl::copy_async_8, which hold no registers; elsewhere
 /// copies at once). The offsets that address x are read before they are needed: every segment's column offsets
 /// (bv) staged in scratch at the start, each thread's row offset (bu) of the chunk after the next held in a
-/// register, so that a chunk's copies wait on no other load (s31-r1c, H200: with both offsets read from global
-/// memory beside the loads of x, the address arithmetic waiting on them carried most of the stalls; s31-r2c: the
+/// register, so that a chunk's copies wait on no other load (H200: with both offsets read from global
+/// memory beside the loads of x, the address arithmetic waiting on them carried most of the stalls: the
 /// next chunk held in registers took 168 of them and left 15 % occupancy, its stores into scratch waiting on its
 /// loads). x's chunk is staged along k (k = e % 16, j = e / 16) where consecutive k lie closer, else in runs of 8
 /// along j (k = e / 8 % 16, j = e % 8 + 8 (e / 128)), so that on a GPU each thread's entries of a chunk share one k.
@@ -263,7 +263,7 @@ struct GatheredGemmKernel {
   // (k_of(e), j_of(e)) for e = t + Team r, 0 past the segment's k or the group's rows and columns; x's through its
   // row offsets u and the segment's column offsets vs. In a team of 128 threads (GPUs) a thread's entries lie in
   // one column of M's chunk (t % 16) and in one row of x's (k_of(t)), 8 rows (columns) apart: their validity and
-  // addresses are formed once a chunk and stepped (s32-b: the general form took most of the kernel's instructions)
+  // addresses are formed once a chunk and stepped (the general form took most of the kernel's instructions)
   template <bool AlongK>
   KOKKOS_FORCEINLINE_FUNCTION void copy(Chunk c, int i0, int j0, int m, int n, int t, const Segment* segs,
                                         const std::int64_t (&u)[RowsPerThread], const std::int64_t* vs, double* ms,
@@ -305,7 +305,7 @@ struct GatheredGemmKernel {
   }
   // a warp's 32 x 32 part of the tile (rows wi.., columns wj..) += its chunk's products: the 8 x 8 tiles within
   // rows_left and cols_left (every one where Full: no test between the products, which the compiler then need not
-  // reconverge; s32-b: a WARPSYNC before each DMMA)
+  // reconverge: a WARPSYNC before each DMMA)
   template <bool Full>
   KOKKOS_FORCEINLINE_FUNCTION static void multiply(const double* ms, const double* xs, int lane0, int wi, int wj,
                                                    int rows_left, int cols_left, double (&acc)[4][4][Lanes][2]) {
@@ -465,7 +465,7 @@ struct GatheredGemmKernel {
     }
     // y += alpha * the tile, a thread's entries (row e / TN, column e % TN for e = t + Team r) eight at a time: their
     // old values read before the first of their stores (the stores could alias later loads of y, so the compiler
-    // keeps them in order: s31-r2c, the adds one after the other, each waiting on its load, carried a fifth of the
+    // keeps them in order: the adds one after the other, each waiting on its load, carried a fifth of the
     // stalls); consecutive threads at consecutive columns, which lie next to each other in y within a block of strings
     for (int r0 = 0; r0 < TM * TN / Team; r0 += 8) {
       std::int64_t at[8];

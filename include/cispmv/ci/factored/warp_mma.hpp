@@ -1,5 +1,5 @@
 #pragma once
-/// \file impl/warp_mma.hpp
+/// \file ci/factored/warp_mma.hpp
 /// A warp's 8x8x4 product in double, D += A B, as the tensor cores of NVIDIA GPUs from compute
 /// capability 8.0 form it (PTX `mma.sync.aligned.m8n8k4.row.col.f64`), with the fragments of PTX:
 /// lane l of the warp holds
@@ -145,7 +145,7 @@ KOKKOS_FORCEINLINE_FUNCTION void copy_async_wait() {
 
 /// p, a pointer into team scratch of level 0, as a pointer the compiler knows to be in shared memory on CUDA (the
 /// same address, reached from a __shared__ array through an offset nothing folds away), so that loads through it
-/// are LDS on the short scoreboard, not generic loads on the long one (s30-q1c: the scatter kernel's integrals, read
+/// are LDS on the short scoreboard, not generic loads on the long one (the scatter kernel's integrals, read
 /// through Kokkos' generic scratch pointer, were `LD.E.128`, and the adds that wait on them 37 % of its stalls).
 /// Elsewhere p itself. The compiler may take the result and Kokkos' own pointer to the same scratch as unrelated: a
 /// kernel that writes through one and reads through the other keeps a team barrier between them (the scatter
@@ -165,7 +165,7 @@ KOKKOS_FORCEINLINE_FUNCTION T* in_shared(T* p) {
 /// same time (p[u] may repeat). On CUDA, with p from in_shared: the N values read first, then each added by one
 /// compare-and-swap, and only where that fails (another add came between) by the reduction's loop; so the N adds
 /// wait on one round of loads, where N reductions (a load, the add and a compare-and-swap each, ATOMS.CAST.SPIN)
-/// wait on N (s30-q1c: the compare-and-swap's wait 20 % of the scatter kernel's stalls). Elsewhere scratch_add.
+/// wait on N (the compare-and-swap's wait 20 % of the scatter kernel's stalls). Elsewhere scratch_add.
 template <int N>
 KOKKOS_FORCEINLINE_FUNCTION void scratch_add_shared(double* const (&p)[N], const double (&v)[N], const bool (&on)[N],
                                                     bool alone) {
