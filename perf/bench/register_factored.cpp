@@ -66,24 +66,9 @@ Tuning shape(FK kernel, int parts = 0, int batch = 0, Terms terms = Terms::all, 
   return t;
 }
 
-/// The shapes timed: the automatic one, its two parts, the other same-spin pass (whole and alone); on CPUs the
-/// tile kernel and the scatter kernel's walks; on GPUs the dense products after and beside the alpha-beta kernel,
-/// one row or a row a warp, parts and batches, and the teams string by string.
-template <class Exec>
-std::vector<Tuning> factored_shapes() {
-  const bool gpu = impl::is_gpu_space_v<Exec>;
-  const Pass other = gpu ? Pass::lists : Pass::gemm;
-  std::vector<Tuning> shapes{
-      shape(FK::automatic), shape(FK::automatic, 0, 0, Terms::same_spin), shape(FK::automatic, 0, 0, Terms::alpha_beta),
-      shape(FK::automatic, 0, 0, Terms::all, other), shape(FK::automatic, 0, 0, Terms::same_spin, other)};
-  if (!gpu) {
-    shapes.push_back(shape(FK::tiles, 1));
-    shapes.push_back(shape(FK::scatter, 1, 8));
-    shapes.back().scatter_lists = true;
-    shapes.push_back(shape(FK::scatter, 1, 8));
-    shapes.push_back(shape(FK::scatter, 1, 16));
-    return shapes;
-  }
+/// On GPUs: the dense products after and beside the alpha-beta kernel, one row or a row a warp, parts and batches,
+/// and the teams string by string.
+[[maybe_unused]] void add_gpu_shapes(std::vector<Tuning>& shapes) {
   for (const Launches l : {Launches::serial, Launches::concurrent}) {
     shapes.push_back(shape(FK::automatic, 0, 0, Terms::all, Pass::gemm));
     shapes.back().launches = l;
@@ -99,6 +84,25 @@ std::vector<Tuning> factored_shapes() {
   for (const Terms terms : {Terms::all, Terms::alpha_beta}) {
     shapes.push_back(shape(FK::automatic, 0, 0, terms));
     shapes.back().task_order = Order::strings;
+  }
+}
+
+/// The shapes timed: the automatic one, its two parts, the other same-spin pass (whole and alone); on CPUs the
+/// tile kernel and the scatter kernel's walks; on GPUs add_gpu_shapes.
+template <class Exec>
+std::vector<Tuning> factored_shapes() {
+  const Pass other = impl::is_gpu_space_v<Exec> ? Pass::lists : Pass::gemm;
+  std::vector<Tuning> shapes{
+      shape(FK::automatic), shape(FK::automatic, 0, 0, Terms::same_spin), shape(FK::automatic, 0, 0, Terms::alpha_beta),
+      shape(FK::automatic, 0, 0, Terms::all, other), shape(FK::automatic, 0, 0, Terms::same_spin, other)};
+  if constexpr (impl::is_gpu_space_v<Exec>) {
+    add_gpu_shapes(shapes);
+  } else {
+    shapes.push_back(shape(FK::tiles, 1));
+    shapes.push_back(shape(FK::scatter, 1, 8));
+    shapes.back().scatter_lists = true;
+    shapes.push_back(shape(FK::scatter, 1, 8));
+    shapes.push_back(shape(FK::scatter, 1, 16));
   }
   return shapes;
 }

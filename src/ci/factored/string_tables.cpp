@@ -4,6 +4,8 @@
 // the tile kernel's units (factored_units).
 #include "cispmv/ci/factored.hpp"
 
+#include <Kokkos_Core.hpp>
+
 #include "cispmv/ci/hamiltonian.hpp"
 #include "cispmv/ci/slater_condon.hpp"
 #include "cispmv/impl/bits.hpp"
@@ -218,27 +220,45 @@ void same_spin_row(const Tables& t, const SlaterCondon& sc, const SpinStrings& S
   }
 }
 
+// rows[s] = row s of the same-spin string Hamiltonian of S, sorted by target (its targets through `renumber`: the
+// alpha ids as they are, the beta strings' kernel positions), row s being string id_of(s): a thread a string.
+template <class IdOf, class Renumber>
+std::vector<std::vector<std::pair<std::int32_t, double>>> same_spin_rows(
+    const Tables& t, const SlaterCondon& sc, const SpinStrings& S,
+    const std::unordered_map<std::uint64_t, std::int32_t>& ids, IdOf&& id_of, Renumber&& renumber) {
+  std::vector<std::vector<std::pair<std::int32_t, double>>> rows(S.size());
+  Kokkos::parallel_for(
+      "cispmv::ci::factored::same_spin_rows",
+      Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>(0, S.size()),
+      [&](const std::size_t r) {
+        auto& row = rows[r];
+        same_spin_row(t, sc, S, ids, id_of(r), row);
+        for (auto& e : row) e.first = renumber(e.first);
+        std::sort(row.begin(), row.end());
+      });
+  return rows;
+}
+
 // H_alpha as CSR over alpha ids; H_beta over kernel positions, sliced.
 void same_spin_lists(const Tables& t, FactoredHost& h) {
   const SlaterCondon sc(t.integrals);
-  std::vector<std::pair<std::int32_t, double>> row;
+  const auto alpha = same_spin_rows(
+      t, sc, t.space.alpha, t.a_ids, [](std::size_t a) { return a; }, [](std::int32_t id) { return id; });
   h.aa_ptr.push_back(0);
-  for (std::size_t a = 0; a < t.space.alpha.size(); ++a) {
-    same_spin_row(t, sc, t.space.alpha, t.a_ids, a, row);
-    std::sort(row.begin(), row.end());
+  for (const auto& row : alpha) {
     for (const auto& [col, v] : row) {
       h.aa_col.push_back(col);
       h.aa_val.push_back(v);
     }
     h.aa_ptr.push_back(static_cast<std::int64_t>(h.aa_col.size()));
   }
+  const auto beta = same_spin_rows(
+      t, sc, t.space.beta, t.b_ids, [&](std::size_t q) { return static_cast<std::size_t>(t.id_of[q]); },
+      [&](std::int32_t id) { return t.q_of[static_cast<std::size_t>(id)]; });
   std::vector<std::vector<std::int32_t>> cols(static_cast<std::size_t>(h.nb));
   std::vector<std::vector<double>> vals(static_cast<std::size_t>(h.nb));
   for (int q = 0; q < h.nb; ++q) {
-    same_spin_row(t, sc, t.space.beta, t.b_ids, static_cast<std::size_t>(t.id_of[static_cast<std::size_t>(q)]), row);
-    for (auto& e : row) e.first = t.q_of[static_cast<std::size_t>(e.first)];
-    std::sort(row.begin(), row.end());
-    for (const auto& [col, v] : row) {
+    for (const auto& [col, v] : beta[static_cast<std::size_t>(q)]) {
       cols[static_cast<std::size_t>(q)].push_back(col);
       vals[static_cast<std::size_t>(q)].push_back(v);
     }
@@ -361,23 +381,26 @@ void pair_table(const Tables& t, FactoredHost& h, FactoredTable table) {
   h.table_stride = static_cast<int>(8 * tiles);
   if (table == FactoredTable::none) return;
   h.table.assign(h.cls_pair.size() * 8 * tiles, -1);
-  for (std::size_t m = 0; m < h.cls_pair.size(); ++m) {
-    const auto [r, u] = orbitals_of[static_cast<std::size_t>(h.cls_pair[m])];
-    for (int q = 0; q < h.nb; ++q) {
-      const std::uint64_t s = t.beta_string(q);
-      std::int32_t e = -1;
-      if (r == u) {
-        if ((s >> r) & 1u) e = q << 1;
-      } else if (((s >> r) & 1u) != ((s >> u) & 1u)) {
-        const int from = (s >> r) & 1u ? r : u, to = from == r ? u : r;
-        const auto it = t.b_ids.find(s ^ bit(from) ^ bit(to));
-        if (it != t.b_ids.end()) {
-          e = t.q_of[static_cast<std::size_t>(it->second)] << 1 | (excitation_sign(s, from, to) < 0 ? 1 : 0);
+  // a thread a pair: its row of the table
+  Kokkos::parallel_for(
+      "cispmv::ci::factored::pair_table", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, h.cls_pair.size()),
+      [&](const std::size_t m) {
+        const auto [r, u] = orbitals_of[static_cast<std::size_t>(h.cls_pair[m])];
+        for (int q = 0; q < h.nb; ++q) {
+          const std::uint64_t s = t.beta_string(q);
+          std::int32_t e = -1;
+          if (r == u) {
+            if ((s >> r) & 1u) e = q << 1;
+          } else if (((s >> r) & 1u) != ((s >> u) & 1u)) {
+            const int from = (s >> r) & 1u ? r : u, to = from == r ? u : r;
+            const auto it = t.b_ids.find(s ^ bit(from) ^ bit(to));
+            if (it != t.b_ids.end()) {
+              e = t.q_of[static_cast<std::size_t>(it->second)] << 1 | (excitation_sign(s, from, to) < 0 ? 1 : 0);
+            }
+          }
+          h.table[m * static_cast<std::size_t>(h.table_stride) + static_cast<std::size_t>(q)] = e;
         }
-      }
-      h.table[m * static_cast<std::size_t>(h.table_stride) + static_cast<std::size_t>(q)] = e;
-    }
-  }
+      });
 }
 
 // (pq|rs) as a num_pairs x num_pairs square, then a row per alpha string: the diagonal replacement's sum over its
