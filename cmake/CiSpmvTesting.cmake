@@ -1,3 +1,15 @@
+# cispmv_test_optimization(TARGET): CISPMV_TEST_OPTIMIZATION (-Og by default) on a test executable's own code in
+# host builds. The tests instantiate every format's kernels for every backend and scalar type: at -O3 the largest
+# unit took 244 s to compile, at -Og 72 s, and the backend and host tests run in 116 s against 69 s (2 cores). The
+# library and the `cispmv` program keep the build type's optimization, and ctest runs the program too. GPU builds
+# (nvcc_wrapper) and sanitized builds (CISPMV_SANITIZE_OPTIMIZATION) keep their own.
+function(cispmv_test_optimization target)
+  if(CISPMV_TEST_OPTIMIZATION AND NOT CISPMV_SANITIZE AND NOT CUDA IN_LIST CISPMV_BACKENDS
+     AND CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    target_compile_options(${target} PRIVATE ${CISPMV_TEST_OPTIMIZATION})
+  endif()
+endfunction()
+
 # cispmv_add_backend_test(BACKEND SOURCES): one executable cispmv_test_<backend> whose translation
 # units are generated as  #include "backend_<backend>.hpp"  +  #include "<feature>/tst_<topic>.hpp".
 function(cispmv_add_backend_test backend bodies)
@@ -17,6 +29,7 @@ function(cispmv_add_backend_test backend bodies)
   endif()
   cispmv_warnings(cispmv_test_${lower})
   cispmv_sanitize(cispmv_test_${lower})
+  cispmv_test_optimization(cispmv_test_${lower})
   target_include_directories(cispmv_test_${lower} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_compile_definitions(cispmv_test_${lower} PRIVATE
     CISPMV_TEST_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/data")

@@ -17,6 +17,7 @@
 ///   static constexpr bool has_block_kernel();  true: apply also takes rank-2 Views (LayoutRight, or a strided
 ///                                  subview of one) and reads the operator once for all their columns, the block
 ///                                  product the solver uses for the new vectors of an iteration (has_block_apply)
+///   bool block_kernel() const;     the same, known at run time (an OperatorRef of any operator; may_apply_blocks)
 ///   std::size_t bytes() const;     the memory the operator holds in memory_space (operator_bytes: 0 without it),
 ///                                  for memory plans
 ///   distributed (is_distributed_operator): global_rows(), first_row() (the global index of this process's row 0),
@@ -58,6 +59,29 @@ struct has_block_apply : std::false_type {};
 template <class T>
 struct has_block_apply<T, std::void_t<decltype(T::has_block_kernel())>>
     : std::integral_constant<bool, T::has_block_kernel()> {};
+
+namespace impl {
+template <class T, class = void>
+struct has_runtime_block_kernel : std::false_type {};
+template <class T>
+struct has_runtime_block_kernel<T, std::void_t<decltype(std::declval<const T&>().block_kernel())>> : std::true_type {};
+}  // namespace impl
+
+/// Operators whose apply may take rank-2 Views: has_block_apply, or a block_kernel() that says so at run time.
+template <class T>
+struct may_apply_blocks
+    : std::integral_constant<bool, has_block_apply<T>::value || impl::has_runtime_block_kernel<T>::value> {};
+
+/// Whether this operator's rank-2 apply reads it once for several vectors (block_kernel() where it has one).
+template <class T>
+bool block_apply_of(const T& op) {
+  if constexpr (impl::has_runtime_block_kernel<T>::value) {
+    return op.block_kernel();
+  } else {
+    (void)op;
+    return has_block_apply<T>::value;
+  }
+}
 
 /// Operators distributed over processes (mpi::DistributedSpmvPlan): num_rows() is this process's rows,
 /// global_rows() all of them, and the solver's reductions go through sum_over_ranks and gather_from_ranks.

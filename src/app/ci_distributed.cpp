@@ -10,6 +10,7 @@
 #include "cispmv/convert.hpp"
 #include "cispmv/memory_budget.hpp"
 #include "cispmv/mpi.hpp"
+#include "cispmv/operator_ref.hpp"
 #include "cispmv/registry.hpp"
 #include "cispmv/solvers/davidson.hpp"
 
@@ -174,7 +175,8 @@ int solve_distributed(MPI_Comm comm, const mpi::RowPartition& partition, const O
       irrep_blocks(dump, space, static_cast<std::size_t>(partition.first()), static_cast<std::size_t>(partition.end()));
   out << "davidson: format " << plan.local_plan().description() << " on " << Exec::name() << " per rank, exchange "
       << plan.description() << ", " << options.roots << (options.roots == 1 ? " root" : " roots") << std::endl;
-  const auto result = solvers::davidson(exec, plan, diagonal, dopts);
+  // behind an OperatorRef: one solver compiled for every format and split, not one per plan type
+  const auto result = solvers::davidson(exec, OperatorRef<typename Exec::memory_space, true>(plan), diagonal, dopts);
   mine.local_seconds = plan.timing().local_seconds;
   mine.exchange_seconds = plan.timing().exchange_seconds;
   mine.received_bytes = plan.timing().bytes_received;

@@ -1,12 +1,13 @@
 // The Davidson eigensolver on every backend: against the dense Jacobi solver on random symmetric matrices, its
 // kernels against host loops, an exact basis, uncoupled blocks (with and without named blocks), a matrix-free
-// operator, and NaN never taken for convergence. Compiled once per backend with TEST_EXECSPACE and TEST_CATEGORY
-// defined (backend_<name>.hpp).
+// operator, an OperatorRef, the start rows' search on the backend, and NaN never taken for convergence. Compiled once
+// per backend with TEST_EXECSPACE and TEST_CATEGORY defined (backend_<name>.hpp).
 #include <gtest/gtest.h>
 #include <Kokkos_Core.hpp>
 
 #include "cispmv/ci.hpp"
 #include "cispmv/convert.hpp"
+#include "cispmv/operator_ref.hpp"
 #include "cispmv/spmv.hpp"
 #include "solvers/davidson_fixtures.hpp"
 #include "test_utils.hpp"
@@ -16,6 +17,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -410,6 +412,67 @@ TEST(TEST_CATEGORY, DavidsonSolvesAMatrixFreeOperator) {
   const auto res = cispmv::solvers::davidson(TEST_EXECSPACE(), op, diagonal, opts);
   ASSERT_TRUE(res.converged);
   for (int c = 0; c < 3; ++c) EXPECT_NEAR(res.eigenvalues[c], c + 1.0, 1e-12);
+}
+
+// OperatorRef (one solver for every operator type): the same iterations, products and roots as the plan it refers
+// to, with the block kernel (csr: several vectors in one product) and without it (ELLPACK).
+TEST(TEST_CATEGORY, DavidsonThroughAnOperatorRefMatchesTheOperator) {
+  const auto A = random_symmetric(200, 77);
+  const auto diagonal = Kokkos::create_mirror_view_and_copy(TEST_MEMSPACE(), cispmv::ci::csr_diagonal(A));
+  cispmv::solvers::DavidsonOptions opts;
+  opts.num_roots = 4;
+  opts.residual_tolerance = 1e-9;
+  const auto check = [&](const auto& D, const char* format) {
+    using Plan = cispmv::SpmvPlan<TEST_EXECSPACE, std::decay_t<decltype(D)>>;
+    const Plan plan(TEST_EXECSPACE(), D, {});
+    const cispmv::OperatorRef<TEST_MEMSPACE> ref(plan);
+    EXPECT_EQ(ref.block_kernel(), cispmv::has_block_apply<Plan>::value) << format;
+    EXPECT_EQ(ref.num_rows(), A.num_rows);
+    const auto direct = cispmv::solvers::davidson(TEST_EXECSPACE(), plan, diagonal, opts);
+    const auto through = cispmv::solvers::davidson(TEST_EXECSPACE(), ref, diagonal, opts);
+    ASSERT_TRUE(direct.converged && through.converged) << format;
+    EXPECT_EQ(through.iterations, direct.iterations) << format;
+    EXPECT_EQ(through.num_spmv, direct.num_spmv) << format;
+    for (int c = 0; c < opts.num_roots; ++c)
+      EXPECT_NEAR(through.eigenvalues[c], direct.eigenvalues[c], 1e-12) << format << ", root " << c;
+  };
+  const auto csr = cispmv::to_device<TEST_EXECSPACE>(A);
+  using CsrPlan = cispmv::SpmvPlan<TEST_EXECSPACE, std::decay_t<decltype(csr)>>;
+  ASSERT_TRUE(cispmv::has_block_apply<CsrPlan>::value);
+  check(csr, "csr");
+  check(cispmv::to_device<TEST_EXECSPACE>(cispmv::to_ell(A)), "ell");
+}
+
+// The start rows' search on the backend (smallest_candidates: used where the diagonal is on a GPU) keeps every row
+// at or below its threshold, so the smallest (entry, row) pairs are among them, ties included.
+TEST(TEST_CATEGORY, DavidsonFindsTheSmallestDiagonalEntriesOnTheBackend) {
+  const std::size_t n = 50000;
+  std::vector<double> values(n);
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> level(0, 4000);  // many ties
+  for (auto& v : values) v = -3.0 + 0.001 * level(rng);
+  Kokkos::View<double*, TEST_MEMSPACE> d("diagonal", n);
+  const Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(values.data(), n);
+  Kokkos::deep_copy(d, host);
+  std::vector<std::pair<double, std::size_t>> sorted;
+  for (std::size_t i = 0; i < n; ++i) sorted.emplace_back(values[i], i);
+  std::sort(sorted.begin(), sorted.end());
+  for (const std::size_t count : {std::size_t(1), std::size_t(8), std::size_t(300)}) {
+    auto found = cispmv::solvers::impl::smallest_candidates(TEST_EXECSPACE(), d, count);
+    ASSERT_GE(found.size(), count);
+    EXPECT_LE(found.size(), std::max<std::size_t>(4 * count, 1024) + 200) << "a cut near the count (ties aside)";
+    double threshold = -1e300;
+    for (const auto& f : found) threshold = std::max(threshold, f.first);
+    std::size_t below = 0;
+    for (const double v : values) below += v <= threshold;
+    EXPECT_EQ(found.size(), below) << "every row at or below the threshold";
+    std::sort(found.begin(), found.end());
+    for (std::size_t j = 0; j < count; ++j) EXPECT_EQ(found[j], sorted[j]) << "count " << count << ", pair " << j;
+  }
+  EXPECT_EQ(cispmv::solvers::impl::smallest_candidates(TEST_EXECSPACE(), d, n + 5).size(), n);
+  values[123] = std::numeric_limits<double>::quiet_NaN();
+  Kokkos::deep_copy(d, host);
+  EXPECT_TRUE(cispmv::solvers::impl::smallest_candidates(TEST_EXECSPACE(), d, 8).empty()) << "NaN: left to the host";
 }
 
 // A NaN in the matrix must not be reported as converged (max(0, NaN) is 0 in a naive test).

@@ -54,7 +54,9 @@ class Davidson {
   using Result = DavidsonResult<memory_space>;
 
   static constexpr bool distributed = cispmv::is_distributed_operator<Operator>::value;
-  static constexpr bool block_products = cispmv::has_block_apply<Operator>::value && !must_stage;
+  /// Whether the operator's block kernel may be compiled in (its type says so, or it says at run time:
+  /// OperatorRef); block_products_ says whether this solve uses it.
+  static constexpr bool may_block = cispmv::may_apply_blocks<Operator>::value && !must_stage;
 
   Davidson(const Exec& exec, const Operator& op, const DavidsonOptions& opts)
       : exec_(exec), op_(op), opts_(opts), n_(static_cast<std::size_t>(op.num_rows())), k_(opts.num_roots) {
@@ -67,8 +69,8 @@ class Davidson {
     check_arguments();
     count_blocks();
     staged_ = must_stage || opts.stage_products;
-    const DavidsonMemoryPlan plan =
-        davidson_memory_plan<Exec>(n_, opts, guards_, block_products && !staged_, staged_, N_);
+    if constexpr (may_block) block_products_ = !staged_ && cispmv::block_apply_of(op);
+    const DavidsonMemoryPlan plan = davidson_memory_plan<Exec>(n_, opts, guards_, block_products_, staged_, N_);
     if (!plan.fits) {
       throw std::invalid_argument(
           "cispmv::davidson: the smallest subspace for " + std::to_string(k_) + " roots" +
@@ -240,7 +242,7 @@ class Davidson {
       x_op_ = OperatorVec(Kokkos::view_alloc("cispmv::davidson::x", Kokkos::WithoutInitializing), n_);
       y_op_ = OperatorVec(Kokkos::view_alloc("cispmv::davidson::y", Kokkos::WithoutInitializing), n_);
     }
-    if (block_products && !staged_) {                                   // row-major blocks of the products (see apply)
+    if (block_products_) {                                              // row-major blocks of the products (see apply)
       const int start = std::max(k_, opts_.num_guesses) + 2 * guards_;  // unit and random vectors per block
       const int width = std::min(std::max(k_ + guards_, start), 16);
       if (width > 1) {  // room for the widest block; each block is laid out at its own row stride (apply)
@@ -269,11 +271,11 @@ class Davidson {
   /// compiles, which the formats' pair kernels want, whatever the block's width); num_spmv counts
   /// matrix reads.
   void apply(int first, int m) {
-    if (staged_ || !block_products) {
+    if (!block_products_) {
       for (const std::vector<int>& group : disjoint_groups(first, m)) apply_packed(group);
       return;
     }
-    if constexpr (block_products && !must_stage) {
+    if constexpr (may_block) {
       const int room = static_cast<int>(X_.extent(1));
       for (int begin = first; begin < m;) {
         const int width = std::max(1, std::min(m - begin, room));
@@ -370,8 +372,20 @@ class Davidson {
   template <class DiagView>
   int initial_guesses(const DiagView& diagonal) {
     const int guesses = std::min(max_sub_, std::max(k_, opts_.num_guesses));
-    const auto d_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), diagonal);
-    std::vector<Offer> offers = local_offers(d_host, std::min<std::size_t>(n_, static_cast<std::size_t>(guesses)));
+    const std::size_t wanted = std::min<std::size_t>(n_, static_cast<std::size_t>(guesses));
+    std::vector<Offer> offers;
+    if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename DiagView::memory_space>::accessible) {
+      if (guards_ == 0) {  // the smallest entries found on the device (without blocks: their rows are all it needs)
+        for (const auto& [value, i] : smallest_candidates(exec_, diagonal, wanted))
+          offers.emplace_back(value, first_ + i, -1);
+        std::sort(offers.begin(), offers.end());
+        if (offers.size() > wanted) offers.resize(wanted);
+      }
+    }
+    if (offers.size() < wanted) {
+      const auto d_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), diagonal);
+      offers = local_offers(d_host, wanted);
+    }
     if constexpr (distributed) {  // every process offers guesses + guards triples, padded with +inf
       const std::size_t slots = static_cast<std::size_t>(guesses + guards_);
       std::vector<double> flat(3 * slots, std::numeric_limits<double>::infinity());
@@ -721,8 +735,9 @@ class Davidson {
   using Block = Kokkos::View<double**, Kokkos::LayoutRight, memory_space>;
   Block X_, Y_block_;  ///< row-major copies of the columns one block product takes and gives
   using OperatorVec = Kokkos::View<double*, operator_memory>;
-  OperatorVec x_op_, y_op_;   ///< staged: a product's x and y in the operator's memory
-  bool staged_ = must_stage;  ///< the products' x and y copied (must_stage, or DavidsonOptions::stage_products)
+  OperatorVec x_op_, y_op_;      ///< staged: a product's x and y in the operator's memory
+  bool staged_ = must_stage;     ///< the products' x and y copied (must_stage, or DavidsonOptions::stage_products)
+  bool block_products_ = false;  ///< an iteration's new vectors multiplied together (may_block, not staged)
   Vec theta_;
   typename Basis::HostMirror Y_host_;
   typename Vec::HostMirror theta_host_;

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace cispmv::solvers::impl {
@@ -453,6 +454,76 @@ void combine(const Exec& exec, const Basis& P, const Basis& Q, const Small& Y, c
           }
         });
   }
+}
+
+/// How many entries of d are at most t.
+template <class Exec, class Diag>
+std::size_t count_at_most(const Exec& exec, const Diag& d, const double t) {
+  std::size_t c = 0;
+  Kokkos::parallel_reduce(
+      "cispmv::davidson::count_at_most",
+      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::size_t>>(exec, 0, d.extent(0)),
+      KOKKOS_LAMBDA(const std::size_t i, std::size_t& sum) { sum += d(i) <= t ? 1 : 0; }, c);
+  return c;
+}
+
+/// The rows of `diagonal` (with their entries) whose entries are at most a threshold that leaves at least `count`
+/// of them, copied to the host: where the diagonal lives on a GPU, its smallest entries are found there instead of
+/// in a host copy (a 451M-row diagonal is 3.6 GB, its copy and one pass over it ~3 s). The threshold comes from a
+/// bisection on the value, one count over the diagonal a step, until at most max(4 count, 1024) rows remain (or
+/// the values allow no finer cut: ties are all kept). Every row with an entry below the threshold is returned,
+/// so the `count` smallest (entry, row) pairs are among them. Empty where the entries are not all numbers.
+template <class Exec, class Diag>
+std::vector<std::pair<double, std::size_t>> smallest_candidates(const Exec& exec, const Diag& d, std::size_t count) {
+  const std::size_t n = d.extent(0);
+  std::vector<std::pair<double, std::size_t>> out;
+  if (n == 0 || count == 0) return out;
+  using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::size_t>>;
+  Kokkos::MinMaxScalar<double> range;
+  Kokkos::parallel_reduce(
+      "cispmv::davidson::diagonal_range", Policy(exec, 0, n),
+      KOKKOS_LAMBDA(const std::size_t i, Kokkos::MinMaxScalar<double>& r) {
+        const double v = d(i);
+        if (v < r.min_val) r.min_val = v;
+        if (v > r.max_val) r.max_val = v;
+      },
+      Kokkos::MinMax<double>(range));
+  double lo = range.min_val, hi = range.max_val;
+  std::size_t kept = count_at_most(exec, d, hi);
+  if (kept != n) return out;  // a NaN entry: the caller's path over every row decides
+  const std::size_t cap = std::max<std::size_t>(4 * count, 1024);
+  for (int step = 0; step < 128 && kept > cap; ++step) {
+    const double mid = lo + 0.5 * (hi - lo);
+    if (!(mid > lo && mid < hi)) break;  // adjacent doubles: ties
+    const std::size_t c = count_at_most(exec, d, mid);
+    if (c >= count) {
+      hi = mid;
+      kept = c;
+    } else {
+      lo = mid;
+    }
+  }
+  Kokkos::View<std::size_t*, typename Diag::memory_space> rows(
+      Kokkos::view_alloc(exec, "cispmv::davidson::candidate_rows", Kokkos::WithoutInitializing), kept);
+  Kokkos::View<double*, typename Diag::memory_space> values(
+      Kokkos::view_alloc(exec, "cispmv::davidson::candidate_values", Kokkos::WithoutInitializing), kept);
+  const double t = hi;
+  Kokkos::parallel_scan(
+      "cispmv::davidson::candidates", Policy(exec, 0, n),
+      KOKKOS_LAMBDA(const std::size_t i, std::size_t& at, const bool final) {
+        if (d(i) <= t) {
+          if (final) {
+            rows(at) = i;
+            values(at) = d(i);
+          }
+          ++at;
+        }
+      });
+  const auto rows_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rows);
+  const auto values_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), values);
+  out.reserve(kept);
+  for (std::size_t j = 0; j < kept; ++j) out.emplace_back(values_host(j), rows_host(j));
+  return out;
 }
 
 /// V(:, c) = e_{rows(c)} for c < count: unit start vectors (local row i is global row first + i).
