@@ -55,12 +55,21 @@ prebuilt() {
   local f tree lib name p
   for f in $PREBUILT; do
     log "unpack $f"
-    tree=$(tar tJf "$f" | grep -m1 -oE '^(\./)?build/[^/]+/PACKED$') || { echo "$f: no build/<preset>/PACKED"; exit 1; }
+    # (grep reads the whole listing: stopping at the first match would end tar with SIGPIPE, a failure under pipefail)
+    tree=$(tar tJf "$f" | grep -oE '^(\./)?build/[^/]+/PACKED$') || { echo "$f: no build/<preset>/PACKED"; exit 1; }
+    tree=${tree%%$'\n'*}
     tar xJf "$f" || exit 1
     tee -a "$RES/log.txt" <"$tree"
     # the build's absolute paths (the tests' data, ctest's files) reach this checkout through a link
     p=$(sed -n 's/^source //p' "$tree")
     if [ "$p" != "$PWD" ] && [ ! -e "$p" ]; then mkdir -p "$(dirname "$p")" && ln -s "$PWD" "$p" || exit 1; fi
+    # and ctest runs CMake and CTest by the paths the build recorded (the consumers' install and builds): this host's
+    for tool in cmake:CMAKE_COMMAND ctest:CMAKE_CTEST_COMMAND; do
+      p=$(sed -n "s/^${tool#*:}:INTERNAL=//p" "$(dirname "$tree")/CMakeCache.txt" 2>/dev/null)
+      if [ -n "$p" ] && [ ! -e "$p" ] && command -v "${tool%%:*}" >/dev/null; then
+        mkdir -p "$(dirname "$p")" && ln -s "$(command -v "${tool%%:*}")" "$p" || exit 1
+      fi
+    done
     for lib in "$(dirname "$tree")"/lib/*; do  # (the packed libraries this host has not)
       name=$(basename "$lib")  # (awk reads all of ldconfig's list: no early exit for pipefail to see)
       [ -e "$lib" ] && ! ldconfig -p | awk -v n="$name" '$1 == n {f = 1} END {exit !f}' &&

@@ -240,7 +240,8 @@ class SpmvPlan {
       return 0;
     }
   }
-  /// Whether the scalar kernel runs its CPU slice shape (sliced formats on host spaces), not thread per row.
+  /// Whether the scalar kernel runs its CPU slice shape (sliced and ELLPACK formats on host spaces), not thread per
+  /// row.
   static constexpr bool scalar_runs_slices() {
     return !impl::is_gpu_space_v<Exec> && Functor<1>::has_host_slice_kernel;
   }
@@ -434,7 +435,7 @@ class SpmvPlan {
       Kokkos::parallel_for(
           label_,
           Kokkos::RangePolicy<Exec, impl::SliceTag, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<ordinal_type>>(
-              exec_, 0, A_.num_slices()),
+              exec_, 0, F::host_slices(A_)),
           f);
       return;
     }

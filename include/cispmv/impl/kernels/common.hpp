@@ -96,6 +96,8 @@ struct SpmvFunctorBase {
   using ordinal_type = typename Matrix::ordinal_type;
   using size_type = typename Matrix::size_type;
   using team_member = typename Kokkos::TeamPolicy<Exec>::member_type;
+  /// Work items of the CPU slice shape: the matrix's slices (the ELLPACK kernels: blocks of rows).
+  static ordinal_type host_slices(const Matrix& A) { return A.num_slices(); }
 
   Matrix A;
   XView x;
