@@ -3,7 +3,6 @@
 #include "ci_run.hpp"
 
 #include "cispmv/ci/factored.hpp"
-#include "cispmv/impl/convert_helpers.hpp"
 
 #include <algorithm>
 #include <iomanip>
@@ -19,19 +18,17 @@ int solve_factored(CiRun& run) {
   fopt.drop_tolerance = run.options.drop_tolerance;
   const auto F = allocating("the factored Hamiltonian's string lists", "",
                             [&] { return ci::FactoredHamiltonian<Exec>(Exec(), run.dump, run.space, fopt); });
-  auto host_diagonal = ci::hamiltonian_diagonal(run.dump, run.space);
+  // the diagonal where the Davidson keeps its vectors (a subspace in host memory: there), formed in place
   using HostView = Kokkos::View<double*, Kokkos::HostSpace>;
-  HostView on_host;  // a subspace in host memory: the diagonal there too
+  HostView on_host;
   Kokkos::View<double*, Exec::memory_space> diagonal;
+  const std::string what = "the diagonal (" + format_bytes(8.0 * static_cast<double>(run.space.size())) + ")";
   if (run.host_subspace) {
-    on_host = HostView(Kokkos::view_alloc("cispmv::ci::diagonal", Kokkos::WithoutInitializing), host_diagonal.size());
-    std::copy(host_diagonal.begin(), host_diagonal.end(), on_host.data());
+    on_host = allocating(
+        what, "", [&] { return ci::hamiltonian_diagonal(Kokkos::DefaultHostExecutionSpace(), run.dump, run.space); });
   } else {
-    diagonal = allocating("the diagonal (" + format_bytes(8.0 * host_diagonal.size()) + ")", "", [&] {
-      return impl::view_of<double, Exec::memory_space>("cispmv::ci::diagonal", host_diagonal);
-    });
+    diagonal = allocating(what, "", [&] { return ci::hamiltonian_diagonal(Exec(), run.dump, run.space); });
   }
-  std::vector<double>().swap(host_diagonal);
   Kokkos::fence();
   run.timings.hamiltonian = timer.seconds();
   run.out << "hamiltonian: factored, never assembled (H_alpha, H_beta and the alpha-beta couplings from the "

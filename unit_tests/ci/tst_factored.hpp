@@ -2,9 +2,10 @@
 // alpha H x against the host oracle on the assembled CSR, for each kernel and launch shape, in full, truncated and
 // one-irrep spaces, orbitals in energy and in irrep-blocked order, with integrals that obey ORBSYM (pairs of other
 // irreps skipped) and with one that breaks it (every pair visited), alpha and beta strings of equal and of different
-// lengths; its two parts add up to the product; the teams' order; the dense same-spin products back to back; the
-// switches that do not go together refused; and the warp's 8x8x4 product the dense products are made of. Compiled
-// once per backend with TEST_EXECSPACE and TEST_CATEGORY defined (backend_<name>.hpp).
+// lengths; its diagonal is the assembled one's; its two parts add up to the product; the teams' order; the dense
+// same-spin products back to back; the switches that do not go together refused; and the warp's 8x8x4 product the
+// dense products are made of. Compiled once per backend with TEST_EXECSPACE and TEST_CATEGORY defined
+// (backend_<name>.hpp).
 #include <gtest/gtest.h>
 #include <Kokkos_Core.hpp>
 
@@ -219,6 +220,29 @@ TEST(TEST_CATEGORY, FactoredProductIsTheAssembledProductForEveryKernel) {
       expect_products(F, o);
     }
   }
+}
+
+// The diagonal formed on the backend (ci::hamiltonian_diagonal) is the assembled Hamiltonian's, entry by entry, in
+// every space of the tests (full, truncated, one irrep, broken symmetry, strings of different lengths), and a space
+// whose integrals have other orbitals is refused.
+TEST(TEST_CATEGORY, FactoredDiagonalIsTheAssembledDiagonal) {
+  for (const Space& s : spaces) {
+    SCOPED_TRACE(s.name());
+    const Oracle o(s);
+    const auto d = Kokkos::create_mirror_view_and_copy(
+        Kokkos::HostSpace(), cispmv::ci::hamiltonian_diagonal(TEST_EXECSPACE(), o.dump, o.space));
+    ASSERT_EQ(d.extent(0), static_cast<std::size_t>(o.n));
+    for (int r = 0; r < o.n; ++r) {
+      double want = std::numeric_limits<double>::quiet_NaN();
+      for (std::size_t k = o.H.row_ptr(r); k < o.H.row_ptr(r + 1); ++k) {
+        if (o.H.col_idx(k) == r) want = o.H.values(k);
+      }
+      ASSERT_NEAR(d(r), want, 1e-12 * std::max(1.0, std::abs(want))) << "row " << r;
+    }
+  }
+  cispmv::ci::FciDump other = cispmv::ci::read_fcidump(std::string(CISPMV_TEST_DATA_DIR) + "/h2_sto3g.fcidump");
+  const Oracle o(spaces[0]);
+  EXPECT_THROW((void)cispmv::ci::hamiltonian_diagonal(TEST_EXECSPACE(), other, o.space), std::invalid_argument);
 }
 
 // The same-spin terms and the alpha-beta sum (FactoredTuning::terms) add up to the product, and neither is the

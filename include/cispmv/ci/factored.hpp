@@ -28,12 +28,13 @@
 /// The pieces, in ci/factored/: options.hpp (the options and the internal switches), strings.hpp (the string
 /// tables and their Views), scatter_kernel.hpp and tile_kernel.hpp (the alpha-beta kernels of GPUs and of CPUs with
 /// AVX-512), same_spin.hpp (the same-spin terms every team ends with), gathered_gemm.hpp and warp_mma.hpp (the
-/// same-spin terms as dense products on the tensor cores), policy.hpp (every automatic choice); the tables are built
-/// in src/ci/factored/.
+/// same-spin terms as dense products on the tensor cores), policy.hpp (every automatic choice), diagonal.hpp (the
+/// diagonal, formed where the vectors live); the tables are built in src/ci/factored/.
 
 #include <Kokkos_Core.hpp>
 
 #include "cispmv/ci/determinants.hpp"
+#include "cispmv/ci/factored/diagonal.hpp"
 #include "cispmv/ci/factored/gathered_gemm.hpp"
 #include "cispmv/ci/factored/options.hpp"
 #include "cispmv/ci/factored/policy.hpp"
@@ -51,10 +52,6 @@
 #include <vector>
 
 namespace cispmv::ci {
-
-/// The diagonal of the space's Hamiltonian (without the core energy), by the Slater-Condon rules on the
-/// host, in the space's order: the Davidson's preconditioner when the matrix is never assembled.
-std::vector<double> hamiltonian_diagonal(const FciDump& integrals, const DeterminantSpace& space);
 
 /// The Hamiltonian of a determinant space in factored form (see the file's comment), in the memory of
 /// Exec: an operator for the Davidson (cispmv/operator.hpp) and the benchmarks.

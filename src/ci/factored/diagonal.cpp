@@ -1,54 +1,55 @@
-// The diagonal of a determinant space's Hamiltonian, without assembling it or listing the determinants: the factored
-// Hamiltonian's preconditioner (PySCF's make_hdiag), from per-string energies and the Coulomb terms between the spins.
-#include "cispmv/ci/factored.hpp"
+// The tables the diagonal of a determinant space's Hamiltonian is formed from (ci/factored/diagonal.hpp), without
+// listing the determinants: each string's own energy and its determinants' place in the space.
+#include "cispmv/ci/factored/diagonal.hpp"
 
 #include "cispmv/ci/slater_condon.hpp"
-#include "cispmv/impl/bits.hpp"
-
-#include <Kokkos_Core.hpp>
 
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-namespace cispmv::ci {
+namespace cispmv::impl {
 
-std::vector<double> hamiltonian_diagonal(const FciDump& integrals, const DeterminantSpace& space) {
+DiagonalTables diagonal_tables(const ci::FciDump& integrals, const ci::DeterminantSpace& space) {
   if (integrals.num_orbitals != space.num_orbitals) {
     throw std::invalid_argument("cispmv::ci::hamiltonian_diagonal: the integrals have " +
                                 std::to_string(integrals.num_orbitals) + " orbitals, the space " +
                                 std::to_string(space.num_orbitals));
   }
-  // d(a, b) = E(a) + E(b) + sum over occupied i of a and j of b of (ii|jj): each string's own energy (the
-  // Slater-Condon diagonal of the string alone) and the Coulomb terms between the spins
-  const SlaterCondon sc(integrals);
-  const SpinStrings& A = space.alpha;
-  const SpinStrings& B = space.beta;
-  std::vector<double> ea(A.size()), eb(B.size());
-  for (std::size_t j = 0; j < A.size(); ++j) ea[j] = sc.diagonal({A.strings[j], 0});
-  for (std::size_t j = 0; j < B.size(); ++j) eb[j] = sc.diagonal({0, B.strings[j]});
-  const int n = integrals.num_orbitals;
-  std::vector<double> d(space.size());
-  // by alpha string: its Coulomb row J_a(q) = sum over its occupied p of (pp|qq), then each of its determinants
-  Kokkos::parallel_for(
-      "cispmv::ci::hamiltonian_diagonal",
-      Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>>(0, A.size()),
-      [&](const std::size_t ja) {
-        std::vector<double> coulomb(static_cast<std::size_t>(n), 0.0);
-        for (std::uint64_t s = A.strings[ja]; s != 0; s &= s - 1) {
-          const int p = cispmv::impl::lowest_bit(s);
-          for (int q = 0; q < n; ++q) coulomb[static_cast<std::size_t>(q)] += integrals.two(p, p, q, q);
-        }
-        space.for_each_determinant_of(static_cast<std::int32_t>(ja), [&](std::int32_t jb, std::size_t i) {
-          double cross = 0.0;
-          for (std::uint64_t s = B.strings[static_cast<std::size_t>(jb)]; s != 0; s &= s - 1) {
-            cross += coulomb[static_cast<std::size_t>(cispmv::impl::lowest_bit(s))];
-          }
-          d[i] = ea[ja] + eb[static_cast<std::size_t>(jb)] + cross;
-        });
-      });
-  return d;
+  const ci::SlaterCondon sc(integrals);
+  const ci::SpinStrings& A = space.alpha;
+  const ci::SpinStrings& B = space.beta;
+  DiagonalTables t;
+  t.num_orbitals = integrals.num_orbitals;
+  t.nkb = B.max_rank() + 1;
+  t.na = static_cast<int>(A.size());
+  t.nb = static_cast<int>(B.size());
+  t.target = space.irrep != 0 ? space.irrep - 1 : -1;
+  t.alpha = A.strings;
+  t.beta = B.strings;
+  t.ea.resize(A.size());
+  t.eb.resize(B.size());
+  for (std::size_t j = 0; j < A.size(); ++j) t.ea[j] = sc.diagonal({A.strings[j], 0});
+  for (std::size_t j = 0; j < B.size(); ++j) t.eb[j] = sc.diagonal({0, B.strings[j]});
+  const int n = t.num_orbitals;
+  t.coulomb.resize(static_cast<std::size_t>(n) * static_cast<std::size_t>(n));
+  for (int p = 0; p < n; ++p) {
+    for (int q = 0; q < n; ++q) t.coulomb[static_cast<std::size_t>(p * n + q)] = integrals.two(p, p, q, q);
+  }
+  const auto nkb = static_cast<std::size_t>(t.nkb);
+  t.alpha_base.assign(A.size() * nkb, -1);
+  for (std::size_t a = 0; a < A.size(); ++a) {
+    for (std::size_t kb = 0; kb < nkb; ++kb) {
+      const std::int64_t start = space.block_start[static_cast<std::size_t>(A.rank[a]) * nkb + kb];
+      if (start >= 0) t.alpha_base[a * nkb + kb] = start + space.alpha_block_position[a * nkb + kb];
+    }
+  }
+  t.alpha_irrep = A.irrep;
+  t.beta_irrep = B.irrep;
+  t.beta_rank = B.rank;
+  t.beta_position = B.position;
+  return t;
 }
 
-}  // namespace cispmv::ci
+}  // namespace cispmv::impl

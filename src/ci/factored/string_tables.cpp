@@ -198,22 +198,28 @@ void same_spin_row(const Tables& t, const SlaterCondon& sc, const SpinStrings& S
   out.emplace_back(static_cast<std::int32_t>(id), sc.diagonal({s, 0}));
   int occ[64], emp[64], no = 0, ne = 0;
   for (int p = 0; p < t.n; ++p) ((s >> p) & 1u ? occ[no++] : emp[ne++]) = p;
-  auto keep = [&](std::uint64_t target, double v) {
+  // a replacement that changes the string's irrep has no element where symmetry is used: skipped before its
+  // lookup and its integrals (7 of 8 same-spin doubles of a C2v space)
+  auto keep = [&](std::uint64_t target, auto value) {
     const auto it = ids.find(target);
-    if (it == ids.end() || !(std::abs(v) >= t.options.drop_tolerance)) return;
-    if (t.symmetry && S.irrep[static_cast<std::size_t>(it->second)] != S.irrep[id]) return;
-    out.emplace_back(it->second, v);
+    if (it == ids.end()) return;
+    const double v = value();
+    if (std::abs(v) >= t.options.drop_tolerance) out.emplace_back(it->second, v);
   };
   for (int x = 0; x < no; ++x) {
-    for (int y = 0; y < ne; ++y) keep(s ^ bit(occ[x]) ^ bit(emp[y]), sc.single(s, 0, occ[x], emp[y]));
+    for (int y = 0; y < ne; ++y) {
+      if (t.cls(occ[x], emp[y]) != 0) continue;
+      keep(s ^ bit(occ[x]) ^ bit(emp[y]), [&] { return sc.single(s, 0, occ[x], emp[y]); });
+    }
   }
   for (int x = 0; x < no; ++x) {
     for (int x2 = x + 1; x2 < no; ++x2) {
       for (int y = 0; y < ne; ++y) {
+        const int c = t.cls(occ[x], emp[y]);
         for (int y2 = y + 1; y2 < ne; ++y2) {
+          if ((c ^ t.cls(occ[x2], emp[y2])) != 0) continue;
           const std::uint64_t target = s ^ bit(occ[x]) ^ bit(occ[x2]) ^ bit(emp[y]) ^ bit(emp[y2]);
-          if (ids.count(target) == 0) continue;
-          keep(target, sc.double_same_spin(s, occ[x], occ[x2], emp[y], emp[y2]));
+          keep(target, [&] { return sc.double_same_spin(s, occ[x], occ[x2], emp[y], emp[y2]); });
         }
       }
     }
@@ -244,25 +250,37 @@ void same_spin_lists(const Tables& t, FactoredHost& h) {
   const SlaterCondon sc(t.integrals);
   const auto alpha = same_spin_rows(
       t, sc, t.space.alpha, t.a_ids, [](std::size_t a) { return a; }, [](std::int32_t id) { return id; });
-  h.aa_ptr.push_back(0);
-  for (const auto& row : alpha) {
-    for (const auto& [col, v] : row) {
-      h.aa_col.push_back(col);
-      h.aa_val.push_back(v);
-    }
-    h.aa_ptr.push_back(static_cast<std::int64_t>(h.aa_col.size()));
+  // the rows' offsets, then their entries copied a thread a row
+  h.aa_ptr.assign(alpha.size() + 1, 0);
+  for (std::size_t r = 0; r < alpha.size(); ++r) {
+    h.aa_ptr[r + 1] = h.aa_ptr[r] + static_cast<std::int64_t>(alpha[r].size());
   }
+  h.aa_col.resize(static_cast<std::size_t>(h.aa_ptr.back()));
+  h.aa_val.resize(h.aa_col.size());
+  Kokkos::parallel_for("cispmv::ci::factored::alpha_rows",
+                       Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, alpha.size()),
+                       [&](const std::size_t r) {
+                         auto k = static_cast<std::size_t>(h.aa_ptr[r]);
+                         for (const auto& [col, v] : alpha[r]) {
+                           h.aa_col[k] = col;
+                           h.aa_val[k++] = v;
+                         }
+                       });
   const auto beta = same_spin_rows(
       t, sc, t.space.beta, t.b_ids, [&](std::size_t q) { return static_cast<std::size_t>(t.id_of[q]); },
       [&](std::int32_t id) { return t.q_of[static_cast<std::size_t>(id)]; });
   std::vector<std::vector<std::int32_t>> cols(static_cast<std::size_t>(h.nb));
   std::vector<std::vector<double>> vals(static_cast<std::size_t>(h.nb));
-  for (int q = 0; q < h.nb; ++q) {
-    for (const auto& [col, v] : beta[static_cast<std::size_t>(q)]) {
-      cols[static_cast<std::size_t>(q)].push_back(col);
-      vals[static_cast<std::size_t>(q)].push_back(v);
-    }
-  }
+  Kokkos::parallel_for("cispmv::ci::factored::beta_rows",
+                       Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, beta.size()),
+                       [&](const std::size_t q) {
+                         cols[q].reserve(beta[q].size());
+                         vals[q].reserve(beta[q].size());
+                         for (const auto& [col, v] : beta[q]) {
+                           cols[q].push_back(col);
+                           vals[q].push_back(v);
+                         }
+                       });
   std::vector<std::int64_t> ptr2;
   std::vector<std::int32_t> count2;
   slice_lists(cols, std::int32_t{0}, h.bb_ptr, h.bb_count, h.bb_col);
