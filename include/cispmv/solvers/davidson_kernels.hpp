@@ -124,7 +124,10 @@ std::vector<double> multi_dot(const Exec& exec, const Basis& P, const Basis& Q, 
   if (count == 0 || chunks == 0) return out;
   Kokkos::parallel_for("cispmv::davidson::multi_dot", Kokkos::TeamPolicy<Exec>(exec, count * chunks, Kokkos::AUTO),
                        ChunkDots<Exec, Basis, Vec, Partial>{P, Q, q, partial, q_is_vector, count, rows});
-  Kokkos::deep_copy(exec, host, partial);
+  // the rows of the sums asked for, not the whole workspace (max_sub rows of a chunk per 8,192 rows: 6.6 MB for 15
+  // columns of 451M rows)
+  const auto used = Kokkos::make_pair(0, count);
+  Kokkos::deep_copy(exec, Kokkos::subview(host, used, Kokkos::ALL()), Kokkos::subview(partial, used, Kokkos::ALL()));
   exec.fence();
   for (int c = 0; c < count; ++c) {
     for (int b = 0; b < chunks; ++b) out[static_cast<std::size_t>(c)] += host(c, b);
@@ -273,6 +276,47 @@ struct BlockDotsTeam {
 /// two independent sums, so that the loop is not held by one chain of dependent additions. `partial`
 /// (>= chunks x count * block_dot_columns, LayoutRight) and its host mirror are the caller's workspace;
 /// the chunks are added in order on the host. P and Q are LayoutLeft (contiguous columns).
+/// block_dots' partial sums added over the chunks into row 0, for the sums of `count` columns of P and `columns` of
+/// Q, in a fixed order. GPUs: a team of 256 per sum, thread r adding chunks r, r + 256, ... in turn, then thread 0
+/// the 256 results in order (one thread a sum waited on its loads: 6.4 ms for 55,137 chunks on an H200). CPUs: a
+/// thread per sum, the chunks in order.
+template <class Exec, class Partial>
+void add_chunks(const Exec& exec, const Partial& partial, const int count, const int columns,
+                const std::size_t chunks) {
+  if constexpr (cispmv::impl::is_gpu_space_v<Exec>) {
+    constexpr int team = 256;
+    using Policy = Kokkos::TeamPolicy<Exec>;
+    using Scratch = Kokkos::View<double*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    Kokkos::parallel_for(
+        "cispmv::davidson::block_dots_chunks",
+        Policy(exec, count * columns, team).set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(team))),
+        KOKKOS_LAMBDA(const typename Policy::member_type& m) {
+          const int t = m.league_rank();
+          const int key = (t / columns) * block_dot_columns + t % columns;
+          const Scratch part(m.team_scratch(0), team);
+          const int r = m.team_rank();
+          double sum = 0.0;
+          for (std::size_t b = static_cast<std::size_t>(r); b < chunks; b += team) sum += partial(b, key);
+          part(r) = sum;
+          m.team_barrier();
+          if (r == 0) {
+            double total = 0.0;
+            for (int k = 0; k < team; ++k) total += part(k);
+            partial(0, key) = total;
+          }
+        });
+  } else {
+    Kokkos::parallel_for(
+        "cispmv::davidson::block_dots_chunks", Kokkos::RangePolicy<Exec>(exec, 0, count * columns),
+        KOKKOS_LAMBDA(const int t) {
+          const int key = (t / columns) * block_dot_columns + t % columns;
+          double sum = 0.0;
+          for (std::size_t b = 0; b < chunks; ++b) sum += partial(b, key);
+          partial(0, key) = sum;
+        });
+  }
+}
+
 template <class Exec, class PView, class QView, class Partial>
 std::vector<double> block_dots(const Exec& exec, const PView& P, const QView& Q, const int count, const int columns,
                                const Partial& partial, const typename Partial::HostMirror& host) {
@@ -337,13 +381,16 @@ std::vector<double> block_dots(const Exec& exec, const PView& P, const QView& Q,
           }
         });
   }
-  Kokkos::deep_copy(exec, host, partial);
+  // the chunks added where the partial sums are (add_chunks), into row 0; only that row travels to the host.
+  // Copying the chunks' sums and adding them on the host read the whole workspace and gathered a column of it:
+  // 106 MB a call for 15 columns of 451M rows (H200), three calls an iteration.
+  add_chunks(exec, partial, count, columns, chunks);
+  const auto row = Kokkos::make_pair(0, 1);
+  Kokkos::deep_copy(exec, Kokkos::subview(host, row, Kokkos::ALL()), Kokkos::subview(partial, row, Kokkos::ALL()));
   exec.fence();
   for (int j = 0; j < count; ++j) {
     for (int c = 0; c < columns; ++c) {
-      double sum = 0.0;
-      for (std::size_t b = 0; b < chunks; ++b) sum += host(b, j * block_dot_columns + c);
-      out[static_cast<std::size_t>(j) * columns + c] = sum;
+      out[static_cast<std::size_t>(j) * columns + c] = host(0, j * block_dot_columns + c);
     }
   }
   return out;
@@ -361,6 +408,16 @@ void subtract_block_projection(const Exec& exec, const Basis& V, const H& h, con
   if (columns > block_dot_columns) throw std::logic_error("cispmv::davidson: too many columns for one projection");
   const std::size_t n = t.extent(0);
   if constexpr (cispmv::impl::is_gpu_space_v<Exec>) {
+    if (columns == 1) {  // one root's correction: one sum a row, few registers, full blocks (H200, ncu, 6 columns of
+                         // 451M rows: the general kernel's 32 sums a thread ran blocks of 32 threads at 1.5 TB/s)
+      Kokkos::parallel_for(
+          "cispmv::davidson::project_out", Kokkos::RangePolicy<Exec>(exec, 0, n), KOKKOS_LAMBDA(const std::size_t i) {
+            double s = 0.0;
+            for (int j = 0; j < m; ++j) s += V(i, j) * h(j, 0);
+            t(i, 0) -= s;
+          });
+      return;
+    }
     const std::size_t half = (n + 1) / 2;
     Kokkos::parallel_for(
         "cispmv::davidson::project_out_block", Kokkos::RangePolicy<Exec>(exec, 0, half),
@@ -416,6 +473,16 @@ template <class Exec, class Basis, class Small, class Shift>
 void combine(const Exec& exec, const Basis& P, const Basis& Q, const Small& Y, const Shift& shift, int m, int ncols,
              const Basis& out, bool use_q) {
   if constexpr (cispmv::impl::is_gpu_space_v<Exec>) {
+    if (ncols == 1) {  // one root: one sum a row (as subtract_block_projection's single column)
+      Kokkos::parallel_for(
+          "cispmv::davidson::combine", Kokkos::RangePolicy<Exec>(exec, 0, P.extent(0)),
+          KOKKOS_LAMBDA(const std::size_t i) {
+            double sum = 0.0;
+            for (int j = 0; j < m; ++j) sum += (use_q ? P(i, j) - shift(0) * Q(i, j) : P(i, j)) * Y(j, 0);
+            out(i, 0) = sum;
+          });
+      return;
+    }
     Kokkos::parallel_for(
         "cispmv::davidson::combine", Kokkos::RangePolicy<Exec>(exec, 0, P.extent(0)),
         KOKKOS_LAMBDA(const std::size_t i) {
