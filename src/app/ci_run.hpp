@@ -109,8 +109,6 @@ inline solvers::DavidsonOptions davidson_options(const CiRun& run) {
   dopts.residual_tolerance = run.options.residual_tolerance;
   dopts.max_iterations = run.options.max_iterations;
   dopts.max_subspace = run.options.max_subspace;
-  dopts.correction = run.options.correction == "olsen" ? solvers::DavidsonOptions::Correction::olsen
-                                                       : solvers::DavidsonOptions::Correction::davidson;
   dopts.memory_budget = run.davidson_budget;
   dopts.row_blocks = run.blocks;
   return dopts;

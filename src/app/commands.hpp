@@ -46,27 +46,26 @@ struct RunOptions {
 
 /// `cispmv ci FCIDUMP --level N [--roots k] [--format F] [--write-mtx out.mtx]`.
 struct CiCommandOptions {
-  std::string fcidump;                  ///< path of the FCIDUMP file
-  int level = 2;                        ///< maximum excitation level (2 = CISD; >= NELEC = full CI)
-  int roots = 1;                        ///< number of lowest eigenvalues
-  std::string format = "auto";          ///< registry name of the format the Davidson products run on, or auto
-  std::string write_mtx;                ///< if not empty, write the matrix there (Matrix Market, symmetric)
-  bool restrict_to_isym = true;         ///< keep only determinants of irrep ISYM (no-op when ORBSYM is all 1)
-  double residual_tolerance = 1e-6;     ///< Davidson convergence: residual 2-norm of every root
-  int max_iterations = 200;             ///< Davidson iterations
-  double drop_tolerance = 1e-14;        ///< off-diagonal |H_ij| below this are not stored
-  std::string occupied_alpha;           ///< reference: occupied alpha orbitals, 1-based list ("1-4,6"); with beta
-  std::string occupied_beta;            ///< reference: occupied beta orbitals
-  std::string docc;                     ///< reference: doubly occupied orbitals per irrep ("3,0,1,1")
-  std::string socc;                     ///< reference: singly occupied orbitals per irrep
-  std::string max_memory;               ///< budget on top of the machine's ("8G"); empty: what is available
-  std::string json;                     ///< write the results as JSON there ('-' = stdout, then no text report)
-  bool progress = true;                 ///< progress lines for the long stages and the iterations of long solves
-  int max_subspace = 0;                 ///< Davidson basis size that triggers a restart (0: automatic)
-  std::string correction = "davidson";  ///< davidson or olsen (solvers::DavidsonOptions::Correction)
-  std::string subspace = "auto";        ///< where the Davidson's vectors live: auto, device or host
-  std::string orbsym = "auto";          ///< the FCIDUMP's ORBSYM numbering: auto, molpro or pyscf
-  std::string exchange = "allgather";   ///< under mpirun: how the products exchange x (allgather or halo)
+  std::string fcidump;                 ///< path of the FCIDUMP file
+  int level = 2;                       ///< maximum excitation level (2 = CISD; >= NELEC = full CI)
+  int roots = 1;                       ///< number of lowest eigenvalues
+  std::string format = "auto";         ///< registry name of the format the Davidson products run on, or auto
+  std::string write_mtx;               ///< if not empty, write the matrix there (Matrix Market, symmetric)
+  bool restrict_to_isym = true;        ///< keep only determinants of irrep ISYM (no-op when ORBSYM is all 1)
+  double residual_tolerance = 1e-6;    ///< Davidson convergence: residual 2-norm of every root
+  int max_iterations = 200;            ///< Davidson iterations
+  double drop_tolerance = 1e-14;       ///< off-diagonal |H_ij| below this are not stored
+  std::string occupied_alpha;          ///< reference: occupied alpha orbitals, 1-based list ("1-4,6"); with beta
+  std::string occupied_beta;           ///< reference: occupied beta orbitals
+  std::string docc;                    ///< reference: doubly occupied orbitals per irrep ("3,0,1,1")
+  std::string socc;                    ///< reference: singly occupied orbitals per irrep
+  std::string max_memory;              ///< budget on top of the machine's ("8G"); empty: what is available
+  std::string json;                    ///< write the results as JSON there ('-' = stdout, then no text report)
+  bool progress = true;                ///< progress lines for the long stages and the iterations of long solves
+  int max_subspace = 0;                ///< Davidson basis size that triggers a restart (0: automatic)
+  std::string subspace = "auto";       ///< where the Davidson's vectors live: auto, device or host
+  std::string orbsym = "auto";         ///< the FCIDUMP's ORBSYM numbering: auto, molpro or pyscf
+  std::string exchange = "allgather";  ///< under mpirun: how the products exchange x (allgather or halo)
   bool overlap = true;       ///< under mpirun: blocks cut by columns, the own part multiplied during the exchange
   int staging_pieces = 0;    ///< under mpirun, host staging: pieces of x's exchange (0: automatic)
   bool distributed = false;  ///< under mpirun: the distributed code path also on one rank (scaling baselines)

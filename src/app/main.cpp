@@ -132,11 +132,6 @@ void add_ci_command(CLI::App& cli, Commands& c) {
                    "or what the memory holds)")
       ->check(CLI::Range(2, 10000));
   c.ci_cmd
-      ->add_option("--correction", c.ci.correction,
-                   "the correction a Davidson iteration adds: davidson ((D - E)^-1 r) or olsen ((D - E)^-1 (r - e x), "
-                   "orthogonal to the Ritz vector x) (default davidson)")
-      ->check(CLI::IsMember({"davidson", "olsen"}));
-  c.ci_cmd
       ->add_option("--subspace", c.ci.subspace,
                    "where the Davidson's vectors live: device (the execution space's memory), host (host memory, "
                    "each product's x and y copied; for spaces whose vectors the GPU cannot hold), or auto: the "

@@ -696,31 +696,18 @@ class Davidson {
     ++res_.restarts;
   }
 
-  /// Preconditioned corrections (DavidsonOptions::correction) for the unconverged active pairs (each in its
-  /// pair's block), appended to V and orthonormalised together (orthonormalise_block). Olsen's: the Ritz vectors
-  /// x = V y in W (the restart's scratch, free here), then per pair t = (D - theta)^-1 (r - eps x).
+  /// Preconditioned corrections t = (D - theta)^-1 r for the unconverged active pairs (each in its
+  /// pair's block), appended to V and orthonormalised together (orthonormalise_block).
   template <class DiagView>
   void add_corrections(const std::vector<double>& residual, const DiagView& diagonal) {
-    const bool olsen = opts_.correction == DavidsonOptions::Correction::olsen;
-    if (olsen) combine(exec_, V_, V_, Y_, theta_, m_, active_, W_, false);
     std::vector<int> blocks;
     for (int c = 0; c < active_; ++c) {
       if (settled(c, residual)) continue;
       const int col = m_ + static_cast<int>(blocks.size());
       if (col == max_sub_) break;  // only when max_sub == n < 2 * num_roots: no room for more
       const int block = order_block_[static_cast<std::size_t>(c)];
-      const double theta = theta_host_(c), guard = opts_.denominator_guard;
-      if (olsen) {
-        const Basis t = columns(V_, col, col + 1);
-        olsen_weights(exec_, diagonal, theta, guard, column(W_, c), column(V_, col), blocks_, block);
-        const double wr = global_multi_dot(t, t, column(R_, c), 1, true)[0];
-        const double wx = global_multi_dot(t, t, column(W_, c), 1, true)[0];
-        const double eps = wx != 0.0 && std::isfinite(wr / wx) ? wr / wx : 0.0;
-        olsen_correction(exec_, diagonal, theta, guard, column(R_, c), column(W_, c), eps, column(V_, col), blocks_,
-                         block);
-      } else {
-        precondition(exec_, diagonal, theta, guard, column(R_, c), column(V_, col), blocks_, block);
-      }
+      precondition(exec_, diagonal, theta_host_(c), opts_.denominator_guard, column(R_, c), column(V_, col), blocks_,
+                   block);
       blocks.push_back(block);
     }
     m_ += orthonormalise_block(m_, static_cast<int>(blocks.size()), blocks);

@@ -645,25 +645,4 @@ void precondition(const Exec& exec, const Diag& diagonal, const double theta, co
       });
 }
 
-/// Olsen's correction in two steps: olsen_weights writes w = (D - theta)^-1 x (x: the pair's Ritz vector) into t, so
-/// that eps = (w . r) / (w . x); olsen_correction then overwrites t with (D - theta)^-1 (r - eps x). The same
-/// guard and block as precondition.
-template <class Exec, class Diag, class X, class T, class Blocks>
-void olsen_weights(const Exec& exec, const Diag& diagonal, const double theta, const double guard, const X& x,
-                   const T& t, const Blocks& blocks, const int block) {
-  precondition(exec, diagonal, theta, guard, x, t, blocks, block);
-}
-
-template <class Exec, class Diag, class R, class X, class T, class Blocks>
-void olsen_correction(const Exec& exec, const Diag& diagonal, const double theta, const double guard, const R& r,
-                      const X& x, const double eps, const T& t, const Blocks& blocks, const int block) {
-  Kokkos::parallel_for(
-      "cispmv::davidson::olsen_correction", Kokkos::RangePolicy<Exec>(exec, 0, t.extent(0)),
-      KOKKOS_LAMBDA(const std::size_t i) {
-        double den = diagonal(i) - theta;
-        if (den < guard && den > -guard) den = den < 0 ? -guard : guard;
-        t(i) = block < 0 || blocks(i) == block ? (r(i) - eps * x(i)) / den : 0.0;
-      });
-}
-
 }  // namespace cispmv::solvers::impl

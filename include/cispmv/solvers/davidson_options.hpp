@@ -69,13 +69,6 @@ struct DavidsonOptions {
   /// no lower root the solve missed (as far as Davidson finds a block's lowest root: symmetries inside
   /// a block that the blocks do not name, e.g. the spin parity of M_S = 0 determinants, are not guarded).
   std::vector<int> row_blocks;
-  /// The correction each unconverged pair adds to the basis from its Ritz vector x, residual r and value theta:
-  /// Davidson's t = (D - theta)^-1 r, or Olsen's t = (D - theta)^-1 (r - eps x) with eps such that t is
-  /// orthogonal to x (Olsen, Jorgensen, Simons, Chem. Phys. Lett. 169, 463 (1990)): where D is close to A, as
-  /// for a CI Hamiltonian, Davidson's correction lies nearly along x and adds little; Olsen's removes that part.
-  /// Olsen's costs one pass over the basis per iteration to form x, and a few over single vectors.
-  enum class Correction { davidson, olsen };
-  Correction correction = Correction::davidson;
   double denominator_guard = 1e-4;   ///< |theta - D_i| is raised to at least this in (D - theta)^-1
   double linear_dependence = 1e-10;  ///< a correction whose norm drops below this (relative) is discarded
   SpmvOptions spmv = {};             ///< the plan's options when davidson() is given a matrix
