@@ -21,7 +21,6 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
-#include <queue>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -397,7 +396,7 @@ class Davidson {
     }
     if (offers.size() < wanted) {
       const auto d_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), diagonal);
-      offers = local_offers(d_host, wanted);
+      offers = start_offers(d_host, n_, first_, wanted, guards_ > 0 ? opts_.row_blocks.data() : nullptr, num_blocks_);
     }
     if constexpr (distributed) {  // every process offers guesses + guards triples, padded with +inf
       const std::size_t slots = static_cast<std::size_t>(guesses + guards_);
@@ -448,46 +447,6 @@ class Davidson {
       }
     }
     return m;
-  }
-
-  using Offer = std::tuple<double, std::size_t, int>;  // a start row: (diagonal, global row, block or -1)
-
-  /// This process's offers of start rows: its `count` smallest diagonal entries and, with blocks, each block's
-  /// smallest among the rest. One pass over the rows with bounded heaps (each block's count + 1 smallest hold its
-  /// smallest that is not among the `count`), so that a space of billions of rows takes no copy of them.
-  template <class HostDiag>
-  std::vector<Offer> local_offers(const HostDiag& d, std::size_t count) const {
-    const auto push = [](std::priority_queue<Offer>& heap, const Offer& o, std::size_t most) {
-      if (heap.size() < most) {
-        heap.push(o);
-      } else if (most > 0 && o < heap.top()) {
-        heap.pop();
-        heap.push(o);
-      }
-    };
-    std::priority_queue<Offer> lowest;  // the largest on top
-    std::vector<std::priority_queue<Offer>> per_block(static_cast<std::size_t>(guards_ > 0 ? num_blocks_ : 0));
-    for (std::size_t i = 0; i < n_; ++i) {
-      const Offer o{d(i), first_ + i, guards_ > 0 ? opts_.row_blocks[i] : -1};
-      push(lowest, o, count);
-      if (guards_ > 0) push(per_block[static_cast<std::size_t>(std::get<2>(o))], o, count + 1);
-    }
-    std::vector<Offer> offers;
-    for (; !lowest.empty(); lowest.pop()) offers.push_back(lowest.top());
-    const std::size_t taken = offers.size();
-    for (auto& heap : per_block) {
-      std::vector<Offer> block;
-      for (; !heap.empty(); heap.pop()) block.push_back(heap.top());
-      std::sort(block.begin(), block.end());
-      for (const Offer& o : block) {
-        if (std::find(offers.begin(), offers.begin() + static_cast<std::ptrdiff_t>(taken), o) ==
-            offers.begin() + static_cast<std::ptrdiff_t>(taken)) {
-          offers.push_back(o);
-          break;
-        }
-      }
-    }
-    return offers;
   }
 
   /// Orthonormalises column m of V against columns 0..m-1 (project_column); false when it is linearly

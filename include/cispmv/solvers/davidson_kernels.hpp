@@ -2,9 +2,9 @@
 /// \file solvers/davidson_kernels.hpp
 /// The vector kernels of the Davidson eigensolver (solvers/davidson.hpp), on any backend: dot products of many
 /// columns in one launch (multi_dot, block_dots), the classical Gram-Schmidt projections (subtract_projection,
-/// subtract_block_projection), the Ritz vectors and residuals (combine), start vectors and the diagonal
-/// preconditioner. The basis is a LayoutLeft View (contiguous columns); every sum is formed in a fixed order, so a
-/// solve's result does not depend on the thread count. The measurements behind each shape are H200 and 2-core
+/// subtract_block_projection), the Ritz vectors and residuals (combine), start vectors and rows (start_offers) and the
+/// diagonal preconditioner. The basis is a LayoutLeft View (contiguous columns); every sum is formed in a fixed order,
+/// so a solve's result does not depend on the thread count. The measurements behind each shape are H200 and 2-core
 /// figures of 10 roots of the all-electron H2O/6-31G full CI.
 
 #include <Kokkos_Core.hpp>
@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <queue>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -643,6 +645,49 @@ void precondition(const Exec& exec, const Diag& diagonal, const double theta, co
         if (den < guard && den > -guard) den = den < 0 ? -guard : guard;
         t(i) = block < 0 || blocks(i) == block ? r(i) / den : 0.0;
       });
+}
+
+/// A start row: (diagonal, global row, block or -1).
+using Offer = std::tuple<double, std::size_t, int>;
+
+/// This process's offers of start rows from its n diagonal entries d (global rows first, first + 1, ...): its `count`
+/// smallest and, with `blocks` (each row's block, 0 <= block < num_blocks; nullptr: none), each block's smallest
+/// among the rest. One pass over the rows with bounded heaps (each block's count + 1 smallest hold its smallest that
+/// is not among the `count`), so that a space of billions of rows takes no copy of them.
+template <class HostDiag>
+std::vector<Offer> start_offers(const HostDiag& d, const std::size_t n, const std::size_t first,
+                                const std::size_t count, const int* blocks, const int num_blocks) {
+  const auto push = [](std::priority_queue<Offer>& heap, const Offer& o, std::size_t most) {
+    if (heap.size() < most) {
+      heap.push(o);
+    } else if (most > 0 && o < heap.top()) {
+      heap.pop();
+      heap.push(o);
+    }
+  };
+  std::priority_queue<Offer> lowest;  // the largest on top
+  std::vector<std::priority_queue<Offer>> per_block(static_cast<std::size_t>(blocks != nullptr ? num_blocks : 0));
+  for (std::size_t i = 0; i < n; ++i) {
+    const Offer o{d(i), first + i, blocks != nullptr ? blocks[i] : -1};
+    push(lowest, o, count);
+    if (blocks != nullptr) push(per_block[static_cast<std::size_t>(std::get<2>(o))], o, count + 1);
+  }
+  std::vector<Offer> offers;
+  for (; !lowest.empty(); lowest.pop()) offers.push_back(lowest.top());
+  const std::size_t taken = offers.size();
+  for (auto& heap : per_block) {
+    std::vector<Offer> block;
+    for (; !heap.empty(); heap.pop()) block.push_back(heap.top());
+    std::sort(block.begin(), block.end());
+    for (const Offer& o : block) {
+      if (std::find(offers.begin(), offers.begin() + static_cast<std::ptrdiff_t>(taken), o) ==
+          offers.begin() + static_cast<std::ptrdiff_t>(taken)) {
+        offers.push_back(o);
+        break;
+      }
+    }
+  }
+  return offers;
 }
 
 }  // namespace cispmv::solvers::impl
