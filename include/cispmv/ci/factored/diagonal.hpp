@@ -30,7 +30,7 @@ struct DiagonalTables {
   std::vector<std::int32_t> beta_position;  ///< the offset of a beta string inside its block (SpinStrings::position)
 };
 
-/// The tables of `space` with `integrals` (the same number of orbitals: checked by the caller).
+/// The tables of `space` with `integrals`; std::invalid_argument when their numbers of orbitals differ.
 DiagonalTables diagonal_tables(const ci::FciDump& integrals, const ci::DeterminantSpace& space);
 
 /// d(a, b) = E(a) + E(b) + sum over occupied p of a and q of b of (pp|qq): a team per alpha string, its Coulomb row
