@@ -11,6 +11,7 @@
 #include "cispmv/ci/determinants.hpp"
 #include "cispmv/ci/fcidump.hpp"
 #include "cispmv/impl/backend.hpp"
+#include "cispmv/impl/bits.hpp"
 #include "cispmv/impl/convert_helpers.hpp"
 
 #include <cstdint>
@@ -59,7 +60,7 @@ struct FactoredDiagonal {
     const std::uint64_t sa = alpha(a);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](const int q) {
       double sum = 0.0;
-      for (std::uint64_t s = sa; s != 0; s &= s - 1) sum += coulomb(lowest(s) * n + q);
+      for (std::uint64_t s = sa; s != 0; s &= s - 1) sum += coulomb(lowest_bit(s) * n + q);
       row(q) = sum;
     });
     team.team_barrier();
@@ -68,15 +69,9 @@ struct FactoredDiagonal {
       const std::int64_t base = alpha_base(static_cast<std::int64_t>(a) * nkb + beta_rank(b));
       if (base < 0 || (target >= 0 && (alpha_irrep(a) ^ beta_irrep(b)) != target)) return;
       double cross = 0.0;
-      for (std::uint64_t s = beta(b); s != 0; s &= s - 1) cross += row(lowest(s));
+      for (std::uint64_t s = beta(b); s != 0; s &= s - 1) cross += row(lowest_bit(s));
       d(base + beta_position(b)) = e + eb(b) + cross;
     });
-  }
-
-  KOKKOS_INLINE_FUNCTION static int lowest(std::uint64_t s) {
-    int p = 0;
-    while (!((s >> p) & 1u)) ++p;
-    return p;
   }
 };
 
