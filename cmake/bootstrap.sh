@@ -204,14 +204,15 @@ fi
 # ---------------------------------------------------------------------------------------- build
 prefix="$deps/$preset$suffix/install"
 build="$deps/$preset$suffix/build"
-config_sum=$(printf '%s %s %s %s' "$preset" "$arch" "$patch_sum" "$kokkos_version" | sha256sum | cut -c1-16)
+config_sum=$(printf '%s %s %s %s pic' "$preset" "$arch" "$patch_sum" "$kokkos_version" | sha256sum | cut -c1-16)
 if [ -f "$prefix/.cispmv-config" ] && [ "$(cat "$prefix/.cispmv-config")" = "$config_sum" ]; then
   note "Kokkos $kokkos_version and Kokkos Kernels $kernels_version for preset '$preset' are already installed in $prefix"
   exit 0
 fi
 
+# position-independent code: the static libraries also link into a shared object (the Python module, python/)
 kokkos_opts=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 -DCMAKE_INSTALL_PREFIX="$prefix"
-             -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=ON)
+             -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=ON)
 gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
 case "$preset" in
@@ -234,6 +235,7 @@ cmake --install "$build/kokkos" >/dev/null || die "installing Kokkos failed"
 
 note "building Kokkos Kernels $kernels_version (ETI off, cuBLAS/cuSPARSE TPLs off)"
 kk_opts=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" -DKokkos_ROOT="$prefix"
+         -DCMAKE_POSITION_INDEPENDENT_CODE=ON
          -DKokkosKernels_ADD_DEFAULT_ETI=OFF -DKokkosKernels_ENABLE_TPL_CUBLAS=OFF
          -DKokkosKernels_ENABLE_TPL_CUSPARSE=OFF -DKokkosKernels_ENABLE_TESTS=OFF)
 # 4.x: only the components cispmv uses (sparse and what it needs), and no cuSOLVER/cuBLAS TPLs either

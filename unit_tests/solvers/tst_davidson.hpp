@@ -72,6 +72,39 @@ TEST(TEST_CATEGORY, DavidsonMatchesJacobiOnRandomSymmetricMatrix) {
   for (int c = 0; c < 18; ++c) EXPECT_NEAR(res.eigenvalues[c], exact.values[c], 1e-11) << "root " << c;
 }
 
+// Start vectors given by the caller: eigenvectors converge at once (no correction), a dependent one is dropped,
+// start vectors that span fewer directions than the roots are refused, and a rough start converges to the same roots.
+TEST(TEST_CATEGORY, DavidsonStartsFromTheCallersVectors) {
+  const int n = 160;
+  const auto A = random_symmetric(n, 2024);
+  const auto dense = dense_of(A);
+  const auto exact = cispmv::solvers::jacobi_eigen(dense, n);
+  auto eigenvector = [&](int c, double* out) {
+    for (int i = 0; i < n; ++i) out[i] = exact.vectors[static_cast<std::size_t>(c) * n + i];
+  };
+  cispmv::solvers::DavidsonOptions opts;
+  opts.num_roots = 2;
+  opts.residual_tolerance = 1e-9;
+  opts.random_start = false;
+  opts.start_count = 3;  // the two eigenvectors and the first again: dropped
+  opts.start_fill = [&](int c, double* out) { eigenvector(c % 2, out); };
+  const auto res = davidson_on_backend(A, A, opts);
+  ASSERT_TRUE(res.converged);
+  EXPECT_EQ(res.iterations, 0);
+  EXPECT_LE(res.num_spmv, 2);  // the two kept vectors' products (one block read, or one each); none for the third
+  for (int c = 0; c < 2; ++c) EXPECT_NEAR(res.eigenvalues[c], exact.values[c], 1e-12);
+  opts.start_count = 2;  // both the same vector: one direction for two roots
+  opts.start_fill = [&](int, double* out) { eigenvector(0, out); };
+  EXPECT_THROW(davidson_on_backend(A, A, opts), std::invalid_argument);
+  opts.start_fill = [&](int c, double* out) {  // rough: the eigenvectors plus 10 % of a smooth perturbation
+    eigenvector(c, out);
+    for (int i = 0; i < n; ++i) out[i] += 0.1 * std::sin(0.3 * i + c);
+  };
+  const auto rough = davidson_on_backend(A, A, opts);
+  ASSERT_TRUE(rough.converged);
+  for (int c = 0; c < 2; ++c) EXPECT_NEAR(rough.eigenvalues[c], exact.values[c], 1e-11);
+}
+
 // Davidson's kernels against host loops, on more rows than one chunk of multi_dot and of block_dots
 // (23,849: three chunks, the last one short) and more columns than one pass of combine (19: 8, 8, 3).
 TEST(TEST_CATEGORY, DavidsonDotsAndCombinationsMatchHostLoops) {

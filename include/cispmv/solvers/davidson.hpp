@@ -383,7 +383,8 @@ class Davidson {
   /// offers its smallest ones, all processes pick the same from all offers.
   template <class DiagView>
   int initial_guesses(const DiagView& diagonal) {
-    const int guesses = std::min(max_sub_, std::max(k_, opts_.num_guesses));
+    const int given = std::max(0, opts_.start_count);  // (placed after the unit vectors: given_starts)
+    const int guesses = std::max(0, std::min(max_sub_ - given, std::max(k_, opts_.num_guesses) - given));
     const std::size_t wanted = std::min<std::size_t>(n_, static_cast<std::size_t>(guesses));
     std::vector<Offer> offers;
     if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename DiagView::memory_space>::accessible) {
@@ -394,7 +395,7 @@ class Davidson {
         if (offers.size() > wanted) offers.resize(wanted);
       }
     }
-    if (offers.size() < wanted) {
+    if (offers.size() < wanted || (guards_ > 0 && offers.empty())) {
       const auto d_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), diagonal);
       offers = start_offers(d_host, n_, first_, wanted, guards_ > 0 ? opts_.row_blocks.data() : nullptr, num_blocks_);
     }
@@ -436,7 +437,11 @@ class Davidson {
     Kokkos::deep_copy(exec_, rows, rows_host);
     start_columns(exec_, V_, rows, units, first_);
     exec_.fence();
-    int m = units;
+    int m = given_starts(units);
+    if (m < k_) {
+      throw std::invalid_argument("cispmv::davidson: the start vectors span " + std::to_string(m) + " directions for " +
+                                  std::to_string(k_) + " roots");
+    }
     if (opts_.random_start) {
       // one random vector, or one per block that holds a guess
       for (int b = guards_ > 0 ? 0 : -1; b < (guards_ > 0 ? num_blocks_ : 0); ++b) {
@@ -445,6 +450,23 @@ class Davidson {
         random_column(exec_, V_, m, first_, blocks_, b);
         if (orthonormalise(m)) col_block_[static_cast<std::size_t>(m++)] = b;
       }
+    }
+    return m;
+  }
+
+  /// DavidsonOptions' start vectors as V's columns from m on, each orthonormalised against those before it (dropped
+  /// where dependent): the number of columns then. Their rows are not in one block (col_block_ -1).
+  int given_starts(int m) {
+    if (opts_.start_count <= 0) return m;
+    if (!opts_.start_fill) throw std::invalid_argument("cispmv::davidson: start_count without start_fill");
+    std::vector<double> host(n_);
+    for (int c = 0; c < opts_.start_count && m < max_sub_; ++c) {
+      opts_.start_fill(c, host.data());
+      auto col = column(V_, m);
+      Kokkos::deep_copy(exec_, col,
+                        Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(host.data(), n_));
+      exec_.fence();
+      if (orthonormalise(m)) col_block_[static_cast<std::size_t>(m++)] = -1;
     }
     return m;
   }

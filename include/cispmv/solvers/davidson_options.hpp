@@ -51,6 +51,13 @@ struct DavidsonOptions {
   /// num_roots, at most max_subspace). More of them guard against missing a root whose eigenvector
   /// is (nearly) orthogonal to the first guesses, e.g. in a block the guesses do not couple to.
   int num_guesses = 0;
+  /// Start vectors the caller gives (a previous solve's eigenvectors, as an outer loop such as CASSCF's passes them
+  /// back): start_count of them, start_fill(c, values) writing vector c's num_rows() values (this process's rows) to
+  /// host memory. Each is orthonormalised against those before it and dropped where (nearly) dependent on them;
+  /// the unit vectors then only fill up to max(num_roots, num_guesses) start vectors (none where the given ones
+  /// suffice), random_start as set.
+  int start_count = 0;
+  std::function<void(int, double*)> start_fill;
   /// One more start vector, dense and pseudo-random, so that no block of the matrix is out of the
   /// solver's reach (see initial_guesses); false: unit vectors only. H2O/6-31G frozen-core full CI,
   /// all irreducible representations, 5 roots: with unit vectors only the fifth root came out as the

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""cispmv's PySCF FCI solver against PySCF's direct_spin1, side by side in one process (docs/python.md).
+
+    python3 perf/fcisolver_bench.py [--cas 12 14] [--casscf 12] [--json FILE]
+
+N2/cc-pVDZ (R = 1.098 A, no symmetry), RHF orbitals. For each active space (n electrons in n orbitals) the CASCI
+integrals go to both solvers (conv_tol 1e-10 each): `kernel` from no start vector, then `make_rdm12` of its
+vector, timed; checked first: the energies agree to 1e-8 and cispmv's density matrices of PySCF's vector equal
+PySCF's to 1e-9. Then a CASSCF with each solver (conv_tol 1e-9): its wall time, the time inside the fcisolver's
+calls and their count, and the energies, which must agree to 1e-7. Prints a table and writes JSON.
+Needs PySCF and the cispmv package (python3 -m pip install ./python).
+"""
+import argparse
+import json
+import os
+import platform
+import subprocess
+import time
+
+import numpy
+from pyscf import fci, gto, lib, mcscf, scf
+
+import cispmv
+import cispmv.fci
+
+
+class Timed:
+    """An fcisolver whose protocol calls are timed (seconds and count per method)."""
+
+    METHODS = ("kernel", "make_rdm1", "make_rdm12", "absorb_h1e", "contract_2e", "approx_kernel", "spin_square")
+
+    def __init__(self, solver):
+        self.solver, self.seconds, self.calls = solver, {}, {}
+        for name in self.METHODS:
+            if hasattr(solver, name):
+                setattr(self, name, self._wrap(name, getattr(solver, name)))
+
+    def _wrap(self, name, f):
+        def timed(*args, **kwargs):
+            t = time.perf_counter()
+            out = f(*args, **kwargs)
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - t
+            self.calls[name] = self.calls.get(name, 0) + 1
+            return out
+        return timed
+
+    def __getattr__(self, name):
+        return getattr(self.solver, name)
+
+    def __setattr__(self, name, value):
+        if name in ("solver", "seconds", "calls") or name in Timed.METHODS:
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self.solver, name, value)
+
+
+def solvers(mol):
+    ours = cispmv.fci.FCISolver(mol)
+    ref = fci.direct_spin1.FCISolver(mol)
+    for s in (ours, ref):
+        s.conv_tol = 1e-10
+        s.max_cycle = 200
+    return {"cispmv": ours, "pyscf": ref}
+
+
+def ci_calls(mf, n):
+    mc = mcscf.CASCI(mf, n, n)
+    h1e, ecore = mc.get_h1eff()
+    eri = mc.get_h2eff()
+    nelec = mc.nelecas
+    out = {}
+    vectors = {}
+    for name, s in solvers(mf.mol).items():
+        t = time.perf_counter()
+        e, c = s.kernel(h1e, eri, n, nelec, ecore=ecore)
+        t_kernel = time.perf_counter() - t
+        t = time.perf_counter()
+        dm1, dm2 = s.make_rdm12(c, n, nelec)
+        t_rdm = time.perf_counter() - t
+        vectors[name] = c
+        out[name] = {"energy": float(e), "kernel_s": t_kernel, "make_rdm12_s": t_rdm}
+    de = abs(out["cispmv"]["energy"] - out["pyscf"]["energy"])
+    assert de < 1e-8, f"CAS({n},{n}): energies differ by {de:.2e}"
+    ref = fci.direct_spin1.make_rdm12(vectors["pyscf"], n, nelec)
+    ours = cispmv.fci.FCISolver(mf.mol).make_rdm12(vectors["pyscf"], n, nelec)
+    for a, b in zip(ours, ref):
+        assert numpy.max(numpy.abs(a - b)) < 1e-9, f"CAS({n},{n}): density matrices differ"
+    dets = cispmv.num_strings(n, nelec[0]) * cispmv.num_strings(n, nelec[1])
+    return {"active": [n, n], "determinants": dets, **out,
+            "kernel_speedup": out["pyscf"]["kernel_s"] / out["cispmv"]["kernel_s"],
+            "make_rdm12_speedup": out["pyscf"]["make_rdm12_s"] / out["cispmv"]["make_rdm12_s"]}
+
+
+def casscf(mf, n):
+    out = {}
+    for name, s in solvers(mf.mol).items():
+        mc = mcscf.CASSCF(mf, n, n)
+        timed = Timed(s)
+        mc.fcisolver = timed
+        mc.conv_tol = 1e-9
+        t = time.perf_counter()
+        mc.kernel()
+        wall = time.perf_counter() - t
+        assert mc.converged, f"CASSCF({n},{n}) with {name} did not converge"
+        out[name] = {"energy": float(mc.e_tot), "wall_s": wall, "fcisolver_s": sum(timed.seconds.values()),
+                     "calls": timed.calls, "seconds": timed.seconds}
+    de = abs(out["cispmv"]["energy"] - out["pyscf"]["energy"])
+    assert de < 1e-7, f"CASSCF({n},{n}): energies differ by {de:.2e}"
+    return {"active": [n, n], **out,
+            "fcisolver_speedup": out["pyscf"]["fcisolver_s"] / out["cispmv"]["fcisolver_s"],
+            "wall_speedup": out["pyscf"]["wall_s"] / out["cispmv"]["wall_s"]}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--cas", type=int, nargs="*", default=[12, 14], help="active spaces (n electrons, n orbitals)")
+    p.add_argument("--casscf", type=int, nargs="*", default=[12], help="CASSCF active spaces")
+    p.add_argument("--json", help="write the results here")
+    a = p.parse_args()
+    mol = gto.M(atom="N 0 0 0; N 0 0 1.098", basis="cc-pvdz", verbose=0)
+    mf = scf.RHF(mol).run()
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip()
+    except OSError:
+        commit = ""
+    result = {"molecule": "N2/cc-pVDZ, R = 1.098 A, C1", "backend": cispmv.backend(), "host": platform.node(),
+              "cpu_threads": lib.num_threads(), "commit": commit, "date": time.strftime("%Y-%m-%d"),
+              "ci": [], "casscf": []}
+    for n in a.cas:
+        r = ci_calls(mf, n)
+        result["ci"].append(r)
+        print(f"CAS({n},{n}) {r['determinants']} determinants: kernel {r['pyscf']['kernel_s']:.2f} s (PySCF, "
+              f"{result['cpu_threads']} threads) / {r['cispmv']['kernel_s']:.3f} s (cispmv on {result['backend']}) "
+              f"= {r['kernel_speedup']:.1f}x; make_rdm12 {r['pyscf']['make_rdm12_s']:.2f} / "
+              f"{r['cispmv']['make_rdm12_s']:.3f} s = {r['make_rdm12_speedup']:.1f}x", flush=True)
+    for n in a.casscf:
+        r = casscf(mf, n)
+        result["casscf"].append(r)
+        print(f"CASSCF({n},{n}): wall {r['pyscf']['wall_s']:.1f} / {r['cispmv']['wall_s']:.1f} s "
+              f"({r['wall_speedup']:.1f}x), in the fcisolver {r['pyscf']['fcisolver_s']:.1f} / "
+              f"{r['cispmv']['fcisolver_s']:.2f} s ({r['fcisolver_speedup']:.1f}x); E {r['cispmv']['energy']:.10f}",
+              flush=True)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(result, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
