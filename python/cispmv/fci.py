@@ -7,8 +7,9 @@ CI response) and ``spin_square``; all of them run on cispmv's factored Hamiltoni
 CASCI/CASSCF set) the space holds only determinants of the wanted irrep. An attribute of PySCF's solvers that this
 one does not provide (e.g. what ``mc.newton()`` needs: make_hdiag, trans_rdm12) raises AttributeError naming it.
 
-Convergence: ``conv_tol`` is PySCF's energy tolerance; the Davidson stops at residual norm ``sqrt(conv_tol)`` (energy
-errors ~ residual^2), as PySCF's own Davidson does.
+Convergence: ``conv_tol`` is PySCF's energy tolerance; the Davidson stops at residual norm ``sqrt(conv_tol) / 10``:
+the energy's error, ~ residual^2 / gap, stays below conv_tol for gaps down to 0.01 Eh. (N2/cc-pVDZ's CASSCF(10e, 10o),
+conv_tol 1e-9: 14 macro iterations, against 16 at ``sqrt(conv_tol)``, the looser half of PySCF's own test.)
 """
 
 import numpy
@@ -74,7 +75,7 @@ class FCISolver(lib.StreamObject):
         log = lib.logger.new_logger(self, verbose)
         log.info("******** cispmv.fci.FCISolver on %s ********", cispmv.backend())
         log.info("conv_tol = %g (residual %g), max_cycle = %d, nroots = %d", self.conv_tol,
-                 numpy.sqrt(self.conv_tol), self.max_cycle, self.nroots)
+                 0.1 * numpy.sqrt(self.conv_tol), self.max_cycle, self.nroots)
         if self.orbsym is not None:
             log.info("orbsym = %s, wfnsym = %s", list(numpy.asarray(self.orbsym) % 10), self.wfnsym)
         return self
@@ -104,7 +105,7 @@ class FCISolver(lib.StreamObject):
         max_space = self.max_space if max_space is None else max_space
         h = self._hamiltonian(h1e, eri, norb, nelec, ecore, orbsym, wfnsym)
         start = self._start(ci0, h.shape, nroots)
-        e, v, _, conv, _ = h.solve(nroots, numpy.sqrt(tol), max_cycle, max_space or 0, start)
+        e, v, _, conv, _ = h.solve(nroots, 0.1 * numpy.sqrt(tol), max_cycle, max_space or 0, start)
         self.norb, self.nelec, self.converged = norb, nelec, bool(conv)
         if nroots == 1:
             self.eci, self.ci = float(e[0]), v[0]

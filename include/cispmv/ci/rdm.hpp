@@ -68,12 +68,16 @@ struct RdmReplacements {
   }
 };
 
-/// G(i, j) += sum over rows of T(row, i) T(row, j) for the tiles i <= j of 32 x 32 (G symmetric: the lower tiles
-/// are mirrored on the host): a team a tile and stretch of rows, 32 rows at a time in scratch, PerThread entries of
-/// the tile a thread (4 on GPUs, teams of 256; 1024 on CPUs, teams of one), added into G atomically at the end.
-template <class Exec, int PerThread>
+/// G(i, j) += sum over rows of T(row, i) T(row, j) for the tiles i <= j (G symmetric: the lower tiles
+/// are mirrored on the host): a team a tile and stretch of rows, `depth` rows of the tile's two column blocks at a
+/// time in scratch (padded: no bank conflicts), added into G atomically at the end. On GPUs (OneThread false) teams
+/// of 256 threads, 16 x 16, each a 4 x 4 block of a 64 x 64 tile (entries 16 apart: a warp reads two values of A and 16
+/// of B a step, 8 loads for 16 fused multiply-adds); on CPUs a team of one, a 32 x 32 tile by rank-1 updates vectorised
+/// along j.
+template <class Exec, bool OneThread>
 struct RdmGram {
-  static constexpr int tile = 32;
+  // (CPUs: 32 x 32, whose 8 KB of sums stay in L1)
+  static constexpr int tile = OneThread ? 32 : 64, depth = 32, team = OneThread ? 1 : 256;
   using Mem = typename Exec::memory_space;
   using Policy = Kokkos::TeamPolicy<Exec>;
   using Member = typename Policy::member_type;
@@ -85,48 +89,51 @@ struct RdmGram {
   std::int64_t rows = 0, stretch = 0;
   int width = 0;
 
-  static std::size_t scratch_bytes() { return 2 * Scratch::shmem_size(tile, tile + 1); }  // (+1: no bank conflicts)
+  static std::size_t scratch_bytes() { return 2 * Scratch::shmem_size(depth, tile + 1); }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
     const int pairs = static_cast<int>(tile_i.extent(0));
     const int u = m.league_rank() % pairs;
     const std::int64_t part = m.league_rank() / pairs;
     const int i0 = tile_i(u) * tile, j0 = tile_j(u) * tile;
-    const std::int64_t lo = part * stretch, hi = std::min(rows, lo + stretch);
-    const Scratch A(m.team_scratch(0), tile, tile + 1), B(m.team_scratch(0), tile, tile + 1);
-    double acc[PerThread];
-    for (int e = 0; e < PerThread; ++e) acc[e] = 0.0;
-    const int ts = m.team_size(), me = m.team_rank();
-    for (std::int64_t r0 = lo; r0 < hi; r0 += tile) {
+    const std::int64_t lo = part * stretch, hi = lo + stretch < rows ? lo + stretch : rows;  // (no std::min on GPUs)
+    const Scratch A(m.team_scratch(0), depth, tile + 1), B(m.team_scratch(0), depth, tile + 1);
+    constexpr int per = OneThread ? tile * tile : 16;
+    double acc[per];
+    for (int e = 0; e < per; ++e) acc[e] = 0.0;
+    const int tx = m.team_rank() % 16, ty = m.team_rank() / 16;
+    for (std::int64_t r0 = lo; r0 < hi; r0 += depth) {
       // the stretch's next rows of T's columns i0.. and j0.. (zero beyond the rows and the width)
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(m, tile * tile), [&](const int e) {
-        const int k = e % tile, col = e / tile;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(m, depth * tile), [&](const int e) {
+        const int k = e % depth, col = e / depth;
         const std::int64_t row = r0 + k;
         A(k, col) = row < hi && i0 + col < width ? t(row, i0 + col) : 0.0;
         B(k, col) = row < hi && j0 + col < width ? t(row, j0 + col) : 0.0;
       });
       m.team_barrier();
-      if constexpr (PerThread == tile * tile) {  // a team of one (CPUs): rank-1 updates, vectorised along j
-        for (int k = 0; k < tile; ++k) {
+      if constexpr (OneThread) {
+        for (int k = 0; k < depth; ++k) {
           for (int i = 0; i < tile; ++i) {
             const double a = A(k, i);
             for (int j = 0; j < tile; ++j) acc[i * tile + j] += a * B(k, j);
           }
         }
-      } else {  // a thread's entries share j: B(k, j) loaded once, A(k, i) broadcast to the warp
-        for (int e = 0; e < PerThread; ++e) {
-          const int entry = me + e * ts;
-          const int i = entry / tile, j = entry % tile;
-          double s = 0.0;
-          for (int k = 0; k < tile; ++k) s += A(k, i) * B(k, j);
-          acc[e] += s;
+      } else {
+        for (int k = 0; k < depth; ++k) {
+          double a[4], b[4];
+          for (int x = 0; x < 4; ++x) {
+            a[x] = A(k, ty + 16 * x);
+            b[x] = B(k, tx + 16 * x);
+          }
+          for (int x = 0; x < 4; ++x)
+            for (int y = 0; y < 4; ++y) acc[4 * x + y] += a[x] * b[y];
         }
       }
       m.team_barrier();
     }
-    for (int e = 0; e < PerThread; ++e) {
-      const int entry = me + e * ts;
-      const int i = i0 + entry / tile, j = j0 + entry % tile;
+    for (int e = 0; e < per; ++e) {
+      const int i = i0 + (OneThread ? e / tile : ty + 16 * (e / 4)),
+                j = j0 + (OneThread ? e % tile : tx + 16 * (e % 4));
       if (i < width && j < width && acc[e] != 0.0) Kokkos::atomic_add(&g(i, j), acc[e]);
     }
   }
@@ -203,11 +210,12 @@ class DensityMatrixPlan {
     return d;
   }
 
-  // G += T^T T over the batch's rows: teams of 256 (4 entries a thread) on GPUs, of one on CPUs; stretches of rows
+  // G += T^T T over the batch's rows (RdmGram: teams of 256 on GPUs, of one on CPUs); stretches of rows
   // enough to give every GPU slot or CPU thread a few teams
   template <class TView, class GView>
   void gram(const TView& t, const GView& g, std::int64_t rows, int width) const {
-    const int tiles = (width + 31) / 32;
+    using Gram = impl::RdmGram<Exec, !impl::is_gpu_space_v<Exec>>;
+    const int tiles = (width + Gram::tile - 1) / Gram::tile;
     std::vector<std::int32_t> ti, tj;
     for (int i = 0; i < tiles; ++i) {
       for (int j = i; j < tiles; ++j) {
@@ -217,27 +225,12 @@ class DensityMatrixPlan {
     }
     const auto tile_i = to_device("tile_i", ti), tile_j = to_device("tile_j", tj);
     const auto pairs = static_cast<std::int64_t>(ti.size());
-    constexpr bool gpu = impl::is_gpu_space_v<Exec>;
-    const std::int64_t want = 2 * static_cast<std::int64_t>(exec_.concurrency()) / (gpu ? 256 : 1);
+    const std::int64_t want = 2 * static_cast<std::int64_t>(exec_.concurrency()) / Gram::team;
     const std::int64_t parts = std::clamp<std::int64_t>(want / pairs, 1, std::max<std::int64_t>(1, rows / 256));
     const std::int64_t stretch = (rows + parts - 1) / parts;
-    auto launch = [&](auto f, int team) {
-      f.t = t;
-      f.g = g;
-      f.tile_i = tile_i;
-      f.tile_j = tile_j;
-      f.rows = rows;
-      f.stretch = stretch;
-      f.width = width;
-      using F = decltype(f);
-      typename F::Policy policy(exec_, static_cast<int>(pairs * parts), team);
-      Kokkos::parallel_for("cispmv::rdm::gram", policy.set_scratch_size(0, Kokkos::PerTeam(F::scratch_bytes())), f);
-    };
-    if constexpr (gpu) {
-      launch(impl::RdmGram<Exec, 4>{}, 256);
-    } else {
-      launch(impl::RdmGram<Exec, 1024>{}, 1);
-    }
+    const Gram f{t, g, tile_i, tile_j, rows, stretch, width};
+    typename Gram::Policy policy(exec_, static_cast<int>(pairs * parts), Gram::team);
+    Kokkos::parallel_for("cispmv::rdm::gram", policy.set_scratch_size(0, Kokkos::PerTeam(Gram::scratch_bytes())), f);
   }
 
   // G (upper tiles) to the conventions of the file's header
