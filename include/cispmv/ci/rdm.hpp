@@ -111,18 +111,11 @@ struct RdmGram {
         B(k, col) = row < hi && j0 + col < width ? t(row, j0 + col) : 0.0;
       });
       m.team_barrier();
-      if constexpr (OneThread) {  // 4 x 8 blocks summed in registers over the depth, then into the tile's sums
-        for (int i = 0; i < tile; i += 4) {
-          for (int j = 0; j < tile; j += 8) {
-            double s[4][8] = {};
-            for (int k = 0; k < depth; ++k) {
-              for (int x = 0; x < 4; ++x) {
-                const double a = A(k, i + x);
-                for (int y = 0; y < 8; ++y) s[x][y] += a * B(k, j + y);
-              }
-            }
-            for (int x = 0; x < 4; ++x)
-              for (int y = 0; y < 8; ++y) acc[(i + x) * tile + j + y] += s[x][y];
+      if constexpr (OneThread) {
+        for (int k = 0; k < depth; ++k) {
+          for (int i = 0; i < tile; ++i) {
+            const double a = A(k, i);
+            for (int j = 0; j < tile; ++j) acc[i * tile + j] += a * B(k, j);
           }
         }
       } else {
