@@ -12,6 +12,8 @@ the energy's error, ~ residual^2 / gap, stays below conv_tol for gaps down to 0.
 conv_tol 1e-9: 14 macro iterations, against 16 at ``sqrt(conv_tol)``, the looser half of PySCF's own test.)
 """
 
+import sys
+
 import numpy
 from pyscf import lib
 from pyscf.fci import addons, spin_op
@@ -45,7 +47,7 @@ class FCISolver(lib.StreamObject):
 
     def __init__(self, mol=None, **kwargs):
         self.mol = mol
-        self.stdout = mol.stdout if mol is not None else lib.logger.sys.stdout
+        self.stdout = mol.stdout if mol is not None else sys.stdout
         self.verbose = mol.verbose if mol is not None else lib.logger.NOTE
         self.max_memory = mol.max_memory if mol is not None else lib.param.MAX_MEMORY
         self.conv_tol = 1e-10

@@ -87,3 +87,17 @@ def test_bad_input_is_refused_with_a_message(h2o_cas):
         h.solve(nroots=0)
     with pytest.raises(ValueError, match="complex"):
         h.apply(numpy.zeros((126, 126), dtype=complex))
+
+
+def test_contract_2e_equals_pyscf_for_both_absorbed_forms(h2o_cas, rng):
+    # CASSCF's CI response multiplies by contract_2e(absorb_h1e(h1e, eri, ..., 0.5), c): cispmv's own absorbed form,
+    # and PySCF's array (what other PySCF code may pass), give PySCF's product
+    import cispmv.fci
+    d = h2o_cas
+    solver = cispmv.fci.FCISolver()
+    h2 = direct_spin1.absorb_h1e(d["h1e"], d["eri"], 9, (4, 4), 0.5)
+    c = rng.standard_normal((126, 126))
+    want = direct_spin1.contract_2e(h2, c, 9, (4, 4))
+    numpy.testing.assert_allclose(solver.contract_2e(h2, c, 9, (4, 4)), want, rtol=0, atol=1e-11)
+    ours = solver.absorb_h1e(d["h1e"], d["eri"], 9, (4, 4), 0.5)
+    numpy.testing.assert_allclose(solver.contract_2e(ours, c.ravel(), 9, (4, 4)), want.ravel(), rtol=0, atol=1e-11)
