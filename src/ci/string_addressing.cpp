@@ -43,15 +43,26 @@ std::vector<std::uint64_t> all_strings(int n, int k) {
   return out;
 }
 
-std::int64_t string_address(std::uint64_t string) {
-  std::int64_t a = 0;
-  int i = 0;
-  for (int o = 0; o < max_orbitals && string != 0; ++o) {
-    if (string & (1ull << o)) {
-      a += binomial(o, i + 1);
-      ++i;
-      string &= ~(1ull << o);
+namespace {
+// C(o, i) for o < 64, i <= 64 (0 beyond int64, where no address reaches: an address is below C(64, k) <= C(64, 32))
+struct Binomials {
+  std::int64_t c[max_orbitals][max_orbitals + 1] = {};
+  Binomials() {
+    for (int o = 0; o < max_orbitals; ++o) {
+      c[o][0] = 1;
+      for (int i = 1; i <= o; ++i) c[o][i] = c[o - 1][i - 1] + (i < o ? c[o - 1][i] : 0);
     }
+  }
+};
+}  // namespace
+
+std::int64_t string_address(std::uint64_t string) {
+  static const Binomials b;
+  std::int64_t a = 0;
+  for (int i = 0; string != 0; ++i) {
+    const int o = __builtin_ctzll(string);
+    a += b.c[o][i + 1];
+    string &= string - 1;
   }
   return a;
 }

@@ -186,8 +186,12 @@ class DensityMatrixPlan {
     const std::int64_t per_alpha = rows_b_ * width * static_cast<std::int64_t>(sizeof(double));
     const std::int64_t batch =
         std::clamp<std::int64_t>(static_cast<std::int64_t>(batch_bytes_ / static_cast<double>(per_alpha)), 1, rows_a_);
-    Kokkos::View<double**, Kokkos::LayoutLeft, memory_space> t(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "cispmv::rdm::T"), batch * rows_b_, width);
+    // T kept between calls (its allocation, ~0.26 GB, is the plan's largest cost after the first)
+    if (t_.extent(0) != static_cast<std::size_t>(batch * rows_b_) || t_.extent(1) != static_cast<std::size_t>(width)) {
+      t_ = {};
+      t_ = TMatrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, "cispmv::rdm::T"), batch * rows_b_, width);
+    }
+    const TMatrix t = t_;
     Kokkos::View<double**, Kokkos::LayoutRight, memory_space> g("cispmv::rdm::G", width, width);
     for (std::int64_t a0 = 0; a0 < rows_a_; a0 += batch) {
       const std::int64_t rows = std::min(batch, rows_a_ - a0) * rows_b_;
@@ -310,6 +314,8 @@ class DensityMatrixPlan {
   Kokkos::View<const std::int32_t*, memory_space> a_source_, b_source_;
   Kokkos::View<const std::int16_t*, memory_space> a_pair_, b_pair_;
   Kokkos::View<const std::int8_t*, memory_space> a_sign_, b_sign_;
+  using TMatrix = Kokkos::View<double**, Kokkos::LayoutLeft, memory_space>;
+  mutable TMatrix t_;  ///< T of the last call (compute() is const: a plan is used from one thread at a time)
 };
 
 }  // namespace cispmv::ci
