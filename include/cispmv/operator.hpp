@@ -46,6 +46,11 @@ template <class T, class = void>
 struct has_bytes : std::false_type {};
 template <class T>
 struct has_bytes<T, std::void_t<decltype(std::declval<const T&>().bytes())>> : std::true_type {};
+/// Stored formats (they name themselves): davidson() multiplies them through an SpmvPlan.
+template <class T, class = void>
+struct is_cispmv_format : std::false_type {};
+template <class T>
+struct is_cispmv_format<T, std::void_t<decltype(T::format_name)>> : std::true_type {};
 }  // namespace impl
 
 /// Whether T has the required part of the interface (its apply is checked where the solver calls it).

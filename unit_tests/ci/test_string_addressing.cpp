@@ -13,7 +13,7 @@
 TEST(StringAddressing, StringsAreEveryOneInIncreasingValueAtTheirAddress) {
   EXPECT_EQ(cispmv::ci::binomial(64, 32), 1832624140942590534LL);
   EXPECT_EQ(cispmv::ci::binomial(5, 7), 0);
-  for (const auto [n, k] : {std::pair{6, 3}, std::pair{10, 1}, std::pair{9, 0}, std::pair{7, 7}}) {
+  for (const auto& [n, k] : {std::pair{6, 3}, std::pair{10, 1}, std::pair{9, 0}, std::pair{7, 7}}) {
     const auto strings = cispmv::ci::all_strings(n, k);
     ASSERT_EQ(static_cast<std::int64_t>(strings.size()), cispmv::ci::binomial(n, k));
     std::int64_t brute = 0;  // every k-bit value below 2^n, counted in order

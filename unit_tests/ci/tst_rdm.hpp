@@ -92,7 +92,7 @@ TEST(TEST_CATEGORY, DensityMatricesAreTheOperatorsExpectationValues) {
     int n, na, nb;
     double batch_bytes;  // 1: a batch of one alpha string
   };
-  for (const Case k : {Case{5, 2, 2, 1.0}, Case{5, 3, 1, 256e6}, Case{6, 3, 2, 1.0}, Case{4, 4, 0, 256e6}}) {
+  for (const Case& k : {Case{5, 2, 2, 1.0}, Case{5, 3, 1, 256e6}, Case{6, 3, 2, 1.0}, Case{4, 4, 0, 256e6}}) {
     const std::string what = std::to_string(k.na) + "+" + std::to_string(k.nb) + " in " + std::to_string(k.n);
     const SecondQuantised s = random_state(k.n, k.na, k.nb, 11u + static_cast<unsigned>(k.n * 7 + k.na));
     const Plan plan(TEST_EXECSPACE(), k.n, k.na, k.nb, k.batch_bytes);

@@ -32,12 +32,6 @@ namespace cispmv::solvers {
 
 namespace impl {
 
-/// Stored formats (they name themselves): davidson() multiplies them through an SpmvPlan.
-template <class T, class = void>
-struct is_cispmv_format : std::false_type {};
-template <class T>
-struct is_cispmv_format<T, std::void_t<decltype(T::format_name)>> : std::true_type {};
-
 /// The state of one Davidson solve (see davidson()): the basis V, its products AV = A V, the
 /// projected matrix G = V^T A V on the host, and the Ritz coefficients Y.
 template <class Exec, class Operator>
@@ -50,6 +44,7 @@ class Davidson {
   using memory_space = std::conditional_t<must_stage, typename Exec::memory_space, operator_memory>;
   using Basis = Kokkos::View<double**, Kokkos::LayoutLeft, memory_space>;
   using Vec = Kokkos::View<double*, memory_space>;
+  using HostVector = Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
   using Result = DavidsonResult<memory_space>;
 
   static constexpr bool distributed = cispmv::is_distributed_operator<Operator>::value;
@@ -438,10 +433,6 @@ class Davidson {
     start_columns(exec_, V_, rows, units, first_);
     exec_.fence();
     int m = given_starts(units);
-    if (m < k_) {
-      throw std::invalid_argument("cispmv::davidson: the start vectors span " + std::to_string(m) + " directions for " +
-                                  std::to_string(k_) + " roots");
-    }
     if (opts_.random_start) {
       // one random vector, or one per block that holds a guess
       for (int b = guards_ > 0 ? 0 : -1; b < (guards_ > 0 ? num_blocks_ : 0); ++b) {
@@ -455,18 +446,19 @@ class Davidson {
   }
 
   /// DavidsonOptions' start vectors as V's columns from m on, each orthonormalised against those before it (dropped
-  /// where dependent): the number of columns then. Their rows are not in one block (col_block_ -1).
+  /// where dependent; col_block_ -1): the number of columns then, refused below the roots.
   int given_starts(int m) {
-    if (opts_.start_count <= 0) return m;
-    if (!opts_.start_fill) throw std::invalid_argument("cispmv::davidson: start_count without start_fill");
-    std::vector<double> host(n_);
+    if (opts_.start_count > 0 && !opts_.start_fill) throw std::invalid_argument("cispmv::davidson: no start_fill");
+    std::vector<double> host(opts_.start_count > 0 ? n_ : 0);
     for (int c = 0; c < opts_.start_count && m < max_sub_; ++c) {
       opts_.start_fill(c, host.data());
-      auto col = column(V_, m);
-      Kokkos::deep_copy(exec_, col,
-                        Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(host.data(), n_));
+      Kokkos::deep_copy(exec_, column(V_, m), HostVector(host.data(), n_));
       exec_.fence();
       if (orthonormalise(m)) col_block_[static_cast<std::size_t>(m++)] = -1;
+    }
+    if (m < k_) {
+      throw std::invalid_argument("cispmv::davidson: the start vectors span " + std::to_string(m) + " directions for " +
+                                  std::to_string(k_) + " roots");
     }
     return m;
   }
@@ -786,7 +778,7 @@ class Davidson {
 /// on a non-square operator, a diagonal of the wrong size or impossible options.
 template <class Exec, class Operator, class DiagView>
 auto davidson(const Exec& exec, const Operator& op, const DiagView& diagonal, const DavidsonOptions& opts = {}) {
-  if constexpr (impl::is_cispmv_format<Operator>::value) {
+  if constexpr (cispmv::impl::is_cispmv_format<Operator>::value) {
     const SpmvPlan<Exec, Operator> plan(exec, op, opts.spmv);
     return davidson(exec, plan, diagonal, opts);
   } else {
