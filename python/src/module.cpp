@@ -109,10 +109,15 @@ struct HamiltonianState final : Live {
   Kokkos::View<std::int64_t*, Mem> position;  // each determinant's place in the dense array
   std::vector<std::int64_t> position_host;
   std::int64_t na = 0, nb = 0;  // strings of each spin (the dense array is na x nb)
+  // apply's device vectors (the dense array, x and y in the space's order), allocated on its first call and kept:
+  // CASSCF's response steps call apply (through contract_2e) dozens of times on one Hamiltonian
+  std::mutex work_lock;
+  Kokkos::View<double*, Mem> work_dense, work_x, work_y;
   void release() override {
     op.reset();
     diagonal = {};
     position = {};
+    work_dense = work_x = work_y = {};
   }
 };
 
@@ -212,7 +217,7 @@ class Hamiltonian {
   /// H c for each row of `c` (rows of na * nb values): the electronic Hamiltonian, no core energy; zero outside the
   /// space (and components of c outside it are not read).
   Out2 apply(In2 c) const {
-    const HamiltonianState& s = state();
+    HamiltonianState& s = state();
     const std::size_t dense = static_cast<std::size_t>(s.na * s.nb);
     if (c.shape(1) != dense) {
       throw std::invalid_argument("cispmv.Hamiltonian.apply: vectors of " + std::to_string(c.shape(1)) +
@@ -222,8 +227,13 @@ class Hamiltonian {
     double* o = out.data();
     {
       nb::gil_scoped_release unlocked;
-      Kokkos::View<double*, Mem> d("cispmv::python::dense", dense), x("cispmv::python::x", s.space.size()),
-          y("cispmv::python::y", s.space.size());
+      const std::lock_guard<std::mutex> hold(s.work_lock);
+      if (s.work_dense.extent(0) != dense) {
+        s.work_dense = Kokkos::View<double*, Mem>("cispmv::python::dense", dense);
+        s.work_x = Kokkos::View<double*, Mem>("cispmv::python::x", s.space.size());
+        s.work_y = Kokkos::View<double*, Mem>("cispmv::python::y", s.space.size());
+      }
+      const auto &d = s.work_dense, &x = s.work_x, &y = s.work_y;
       for (std::size_t k = 0; k < c.shape(0); ++k) {
         Kokkos::deep_copy(d, HostIn(c.data() + k * dense, dense));
         Kokkos::parallel_for("cispmv::python::gather", Rows(0, x.extent(0)), Gather{d, x, s.position});
@@ -301,7 +311,7 @@ class Hamiltonian {
   }
 
  private:
-  const HamiltonianState& state() const {
+  HamiltonianState& state() const {  // the state is shared; apply keeps its workspace there
     Runtime::get().check();
     return *s_;
   }

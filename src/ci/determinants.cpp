@@ -2,6 +2,7 @@
 #include "cispmv/ci/determinants.hpp"
 #include "cispmv/ci/fcidump.hpp"
 #include "cispmv/ci/reference.hpp"
+#include "cispmv/ci/string_addressing.hpp"
 #include "cispmv/errors.hpp"
 
 #include <algorithm>
@@ -38,12 +39,8 @@ void for_each_combination(int n, int k, F&& f) {
   }
 }
 
-double binomial(int n, int k) {
-  if (k < 0 || k > n) return 0.0;
-  double b = 1.0;
-  for (int i = 1; i <= k; ++i) b = b * (n - k + i) / i;
-  return b;
-}
+// C(n, k) (ci::binomial, exact) as a double: counts below multiply several of them, which may pass 2^63
+double binomial_count(int n, int k) { return static_cast<double>(binomial(n, k)); }
 
 // OR of list[b] over the set bits b of `mask`: a combination of positions in `list` as orbitals.
 std::uint64_t scatter(std::uint64_t mask, const std::vector<int>& list) {
@@ -64,7 +61,7 @@ SpinStrings make_spin_strings(int norb, std::uint64_t reference, int max_rank, c
   SpinStrings out;
   out.rank_offset.push_back(0);
   for (int k = 0; k <= max_rank; ++k) {
-    const double count = binomial(nel, k) * binomial(nvir, k);
+    const double count = binomial_count(nel, k) * binomial_count(nvir, k);
     if (count + static_cast<double>(out.strings.size()) >
         static_cast<double>(std::numeric_limits<std::int32_t>::max())) {
       throw std::invalid_argument("cispmv::make_determinant_space: " + std::to_string(count) +
@@ -291,8 +288,8 @@ std::vector<std::size_t> count_determinants_per_level(int num_orbitals, int num_
     double c = 0.0;
     for (int ka = 0; ka <= l; ++ka) {
       const int kb = l - ka;
-      c += binomial(num_alpha, ka) * binomial(num_orbitals - num_alpha, ka) * binomial(num_beta, kb) *
-           binomial(num_orbitals - num_beta, kb);
+      c += binomial_count(num_alpha, ka) * binomial_count(num_orbitals - num_alpha, ka) * binomial_count(num_beta, kb) *
+           binomial_count(num_orbitals - num_beta, kb);
     }
     counts.push_back(static_cast<std::size_t>(c + 0.5));
   }
