@@ -30,8 +30,8 @@ using cispmv::ci::FciDump;
 using namespace cispmv::test;
 }  // namespace
 
-// The tile kernel's product W = A B (8 columns), in portable C++ and, where the CPU has it, in AVX-512,
-// against the sums written out, for row counts around its groups of 4.
+// The tile kernel's product W = A B (8 columns), in portable C++ and, where the CPU has them, in AVX2 + FMA and
+// AVX-512, against the sums written out, for row counts around its groups of 4.
 TEST(Factored, TileIsTheProduct) {
   cispmv::test::Rng rng(11);
   for (const int rows : {1, 3, 4, 7, 41, 64}) {
@@ -54,6 +54,11 @@ TEST(Factored, TileIsTheProduct) {
         std::fill(W.begin(), W.end(), std::numeric_limits<double>::quiet_NaN());
         cispmv::impl::host_simd::factored_tile_avx512(A.data(), rows, k, B.data(), W.data());
         for (int i = 0; i < 8 * rows; ++i) ASSERT_NEAR(W[i], want[i], 1e-14) << "AVX-512, rows " << rows << " k " << k;
+      }
+      if (cispmv::impl::avx2_fma_available()) {
+        std::fill(W.begin(), W.end(), std::numeric_limits<double>::quiet_NaN());
+        cispmv::impl::factored_tile_avx2(A.data(), rows, k, B.data(), W.data());
+        for (int i = 0; i < 8 * rows; ++i) ASSERT_NEAR(W[i], want[i], 1e-14) << "AVX2, rows " << rows << " k " << k;
       }
 #endif
     }

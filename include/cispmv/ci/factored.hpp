@@ -191,7 +191,7 @@ class FactoredHamiltonian {
       // (the same-spin terms alone: nothing for the alpha-beta kernel to add)
     } else if (layout_.kernel == Kernel::tiles) {
       auto f = tasks(impl::FactoredTileKernel<Exec, XView, YView>{});
-      f.avx512 = impl::host_simd::avx512_available();
+      f.isa = impl::host_tile_isa();
       launch_teams(f);
     } else if (d_.batch == 16) {
       auto f = tasks(impl::FactoredScatterKernel<Exec, XView, YView, 16, false>{});

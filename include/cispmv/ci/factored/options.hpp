@@ -28,9 +28,10 @@ namespace cispmv::impl {
 struct FactoredTuning {
   /// The alpha-beta kernel. `scatter`: a team per alpha string that forms the alpha-beta sum at each source beta
   /// string, x in registers and the integrals broadcast from team scratch, and scatters it into the string's row in
-  /// team scratch (what GPUs run; on CPUs without AVX-512 its lists' walk at batch 8, teams of one thread). `tiles`:
-  /// the same sum as small dense products W = A B formed by the CPU's vector unit (FactoredTileKernel; AVX-512 where
-  /// the CPU has it), teams of one thread. `automatic`: `tiles` on CPUs with AVX-512, else `scatter`.
+  /// team scratch (what GPUs run; on CPUs without AVX2 its lists' walk at batch 8, teams of one thread). `tiles`:
+  /// the same sum as small dense products W = A B formed by the CPU's vector unit (FactoredTileKernel; AVX-512 or
+  /// AVX2 + FMA where the CPU has them), teams of one thread. `automatic`: `tiles` on CPUs with AVX2 + FMA or
+  /// AVX-512, else `scatter`.
   enum class Kernel { automatic, scatter, tiles } kernel = Kernel::automatic;
   /// Threads a team of the scatter kernel (0: 128 on GPUs, 1 on CPUs; at most 256; `tiles`: 0 or 1).
   int team_size = 0;

@@ -12,6 +12,7 @@
 #include "cispmv/ci/factored/options.hpp"
 #include "cispmv/ci/factored/scatter_kernel.hpp"
 #include "cispmv/ci/factored/strings.hpp"
+#include "cispmv/ci/factored/tile_kernel.hpp"
 #include "cispmv/ci/factored/warp_mma.hpp"
 #include "cispmv/impl/backend.hpp"
 #include "cispmv/impl/kernels/host_simd.hpp"
@@ -36,17 +37,18 @@ struct FactoredLayout {
 };
 
 /// The alpha-beta kernel and its batch for Exec: on GPUs the scatter kernel's table walk at batch 16; on CPUs with
-/// AVX-512 the tile kernel, elsewhere (or where the switches ask for the scatter kernel's batch or lists) its
-/// lists' walk at batch 8. Measured on 2 cores: the frozen-core H2O/6-31G product 23.9 ms with the tiles against
-/// 41.3 with the lists' walk, the all-electron one 0.267 s against 0.517 (the tiles in portable C++: 49.6 ms and
-/// 0.534 s). Throws std::invalid_argument on switches that do not go together.
+/// AVX-512 or AVX2 + FMA the tile kernel, elsewhere (or where the switches ask for the scatter kernel's batch or
+/// lists) its lists' walk at batch 8. Measured on 2 cores of a Zen 4 (AVX-512): the frozen-core H2O/6-31G product
+/// 23.9 ms with the tiles against 41.3 with the lists' walk, the all-electron one 0.267 s against 0.517 (the tiles in
+/// portable C++: 49.6 ms and 0.534 s); on 2 cores of an EPYC with AVX2 alone, the tiles in AVX2: 72.4 ms against
+/// 83.4, 0.722 s against 0.907. Throws std::invalid_argument on switches that do not go together.
 template <class Exec>
 FactoredLayout choose_factored_layout(const FactoredTuning& t) {
   using K = FactoredTuning::Kernel;
   const std::string who = "cispmv::ci::FactoredHamiltonian: ";
   const bool gpu = is_gpu_space_v<Exec>;
-  const bool auto_tiles =
-      !gpu && host_simd::avx512_available() && !t.scatter_lists && (t.batch == 0 || t.batch == 8) && t.team_size <= 1;
+  const bool auto_tiles = !gpu && host_tile_isa() != TileIsa::portable && !t.scatter_lists &&
+                          (t.batch == 0 || t.batch == 8) && t.team_size <= 1;
   FactoredLayout l;
   l.kernel = t.kernel != K::automatic ? t.kernel : auto_tiles ? K::tiles : K::scatter;
   const bool tiles = l.kernel == K::tiles;

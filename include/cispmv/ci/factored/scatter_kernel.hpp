@@ -1,6 +1,6 @@
 #pragma once
 /// \file ci/factored/scatter_kernel.hpp
-/// The factored Hamiltonian's alpha-beta kernel on GPUs (and, as its lists' walk, on CPUs without AVX-512):
+/// The factored Hamiltonian's alpha-beta kernel on GPUs (and, as its lists' walk, on CPUs without AVX2):
 /// FactoredScatterKernel, a team per alpha string (or part of one) that forms the alpha-beta sum at each source
 /// position and scatters it into the string's row in team scratch, then ends with the same-spin terms
 /// (same_spin.hpp). Its launch shape, scratch level and row copies are chosen in policy.hpp.

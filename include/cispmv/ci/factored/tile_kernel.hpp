@@ -1,8 +1,9 @@
 #pragma once
 /// \file ci/factored/tile_kernel.hpp
-/// The factored Hamiltonian's alpha-beta kernel on CPUs with AVX-512: FactoredTileKernel, the alpha-beta sum as
-/// small dense products W = A B (integrals times rows of x) formed by the CPU's vector unit, taken into the string's
-/// row through each position's replacement lists, then the same-spin terms (same_spin.hpp).
+/// The factored Hamiltonian's alpha-beta kernel on CPUs with AVX-512 or AVX2: FactoredTileKernel, the alpha-beta sum
+/// as small dense products W = A B (integrals times rows of x) formed by the CPU's vector unit (factored_tile, in
+/// portable C++, AVX2 + FMA or AVX-512), taken into the string's row through each position's replacement lists, then
+/// the same-spin terms (same_spin.hpp).
 
 #include <Kokkos_Core.hpp>
 
@@ -16,7 +17,7 @@
 namespace cispmv::impl {
 
 /// The tile kernel's product W = A B for A (rows x k, row-major), B (k x 8) and W (rows x 8) in portable C++,
-/// four rows at a time (host_simd::factored_tile_avx512 is the same in AVX-512).
+/// four rows at a time (factored_tile_avx2 and host_simd::factored_tile_avx512 are the same in vector registers).
 KOKKOS_INLINE_FUNCTION void factored_tile(const double* A, int rows, int k, const double* B, double* W) {
   int m = 0;
   for (; m + 4 <= rows; m += 4) {
@@ -38,17 +39,85 @@ KOKKOS_INLINE_FUNCTION void factored_tile(const double* A, int rows, int k, cons
   }
 }
 
+/// The instruction set of the tile kernel's W = A B: AVX-512 (a zmm register a row of W), AVX2 with FMA (two ymm
+/// registers a row), or portable C++.
+enum class TileIsa { portable, avx2, avx512 };
+
+#if CISPMV_HOST_SIMD
+/// Whether this CPU (and its OS) runs AVX2 and FMA. Once per process.
+inline bool avx2_fma_available() {
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
+  return yes;
+}
+
+/// factored_tile in AVX2 + FMA: a row of W in two ymm registers, four rows' chains of fused multiply-adds at once
+/// (8 accumulators, B's two halves and A's broadcast value: 11 of the 16 registers), A's values broadcast from memory.
+__attribute__((target("avx2,fma"))) inline void factored_tile_avx2(const double* A, int rows, int k, const double* B,
+                                                                   double* W) {
+  int m = 0;
+  for (; m + 4 <= rows; m += 4) {
+    __m256d l0 = _mm256_setzero_pd(), h0 = l0, l1 = l0, h1 = l0, l2 = l0, h2 = l0, l3 = l0, h3 = l0;
+    const double* a = A + static_cast<std::ptrdiff_t>(m) * k;
+    for (int c = 0; c < k; ++c) {
+      const __m256d bl = _mm256_loadu_pd(B + 8 * c), bh = _mm256_loadu_pd(B + 8 * c + 4);
+      __m256d v = _mm256_broadcast_sd(a + c);
+      l0 = _mm256_fmadd_pd(v, bl, l0);
+      h0 = _mm256_fmadd_pd(v, bh, h0);
+      v = _mm256_broadcast_sd(a + k + c);
+      l1 = _mm256_fmadd_pd(v, bl, l1);
+      h1 = _mm256_fmadd_pd(v, bh, h1);
+      v = _mm256_broadcast_sd(a + 2 * k + c);
+      l2 = _mm256_fmadd_pd(v, bl, l2);
+      h2 = _mm256_fmadd_pd(v, bh, h2);
+      v = _mm256_broadcast_sd(a + 3 * k + c);
+      l3 = _mm256_fmadd_pd(v, bl, l3);
+      h3 = _mm256_fmadd_pd(v, bh, h3);
+    }
+    double* w = W + 8 * m;
+    _mm256_storeu_pd(w, l0);
+    _mm256_storeu_pd(w + 4, h0);
+    _mm256_storeu_pd(w + 8, l1);
+    _mm256_storeu_pd(w + 12, h1);
+    _mm256_storeu_pd(w + 16, l2);
+    _mm256_storeu_pd(w + 20, h2);
+    _mm256_storeu_pd(w + 24, l3);
+    _mm256_storeu_pd(w + 28, h3);
+  }
+  for (; m < rows; ++m) {
+    __m256d l = _mm256_setzero_pd(), h = l;
+    for (int c = 0; c < k; ++c) {
+      const __m256d v = _mm256_broadcast_sd(A + static_cast<std::ptrdiff_t>(m) * k + c);
+      l = _mm256_fmadd_pd(v, _mm256_loadu_pd(B + 8 * c), l);
+      h = _mm256_fmadd_pd(v, _mm256_loadu_pd(B + 8 * c + 4), h);
+    }
+    _mm256_storeu_pd(W + 8 * m, l);
+    _mm256_storeu_pd(W + 8 * m + 4, h);
+  }
+}
+#endif
+
+/// The widest tile this CPU runs.
+inline TileIsa host_tile_isa() {
+#if CISPMV_HOST_SIMD
+  if (host_simd::avx512_available()) return TileIsa::avx512;
+  if (avx2_fma_available()) return TileIsa::avx2;
+#endif
+  return TileIsa::portable;
+}
+
 /// CPUs: the alpha-beta sum as tiles of W = A B, formed by the CPU's vector unit, and taken through the
 /// scatter kernel's lists. For alpha string ia and a unit of its replacements of one class (up to
 /// factored_tile_batches batches of 8) against the class's pairs (up to 64), a tile of 8 positions q:
 /// B's rows x(ja_k, q .. q + 7) (a run of x's row where the 8 positions lie in one block of q, else one
-/// value at a time), W = A B (impl::host_simd: AVX-512 where the CPU has it, a zmm register a row of W;
-/// else portable C++), and then each position's own replacements of the class (its sliced list: target,
-/// sign, pair) take their W(pair, q) into ia's row in team scratch. W is dense over the pairs (about three
-/// quarters do not apply to a given q), the price of the vector unit; the lists walk only what applies.
-/// Then H_alpha's and H_beta's terms as in the scatter kernel. Teams of one thread (on a GPU too,
-/// where it runs for the tests only), or `parts` teams an alpha string taking every parts-th unit and
-/// adding their rows into y atomically.
+/// value at a time), W = A B (the widest of AVX-512, AVX2 + FMA and portable C++ the CPU runs: TileIsa), and then each
+/// position's own replacements of the class (its sliced list: target, sign, pair) take their W(pair, q) into ia's row
+/// in team scratch. W is dense over the pairs (about three quarters do not apply to a given q), the price of the vector
+/// unit; the lists walk only what applies. Then H_alpha's and H_beta's terms as in the scatter kernel. Teams of one
+/// thread (on a GPU too, where it runs for the tests only), or `parts` teams an alpha string taking every parts-th unit
+/// and adding their rows into y atomically.
 template <class Exec, class X, class Y>
 struct FactoredTileKernel {
   using Mem = typename Exec::memory_space;
@@ -63,9 +132,9 @@ struct FactoredTileKernel {
   Y y;
   double alpha, beta;
   Kokkos::View<std::int32_t*, Mem> task_ia, task_part, task_parts;
-  bool accumulate = false;  // add into y (parts > 1) rather than write it
-  int level = 0;            // scratch level
-  bool avx512 = false;      // the tile in AVX-512 (host_simd::avx512_available())
+  bool accumulate = false;          // add into y (parts > 1) rather than write it
+  int level = 0;                    // scratch level
+  TileIsa isa = TileIsa::portable;  // the tile's instruction set (host_tile_isa())
 
   static std::size_t scratch_bytes(const FactoredData<Mem>& d) {
     const auto pairs = static_cast<std::size_t>(d.max_unit_pairs);
@@ -143,8 +212,12 @@ struct FactoredTileKernel {
  private:
   KOKKOS_INLINE_FUNCTION void tile(const double* A, int rows, int k, const double* B, double* W) const {
 #if CISPMV_HOST_SIMD
-    if (avx512) {
+    if (isa == TileIsa::avx512) {
       host_simd::factored_tile_avx512(A, rows, k, B, W);
+      return;
+    }
+    if (isa == TileIsa::avx2) {
+      factored_tile_avx2(A, rows, k, B, W);
       return;
     }
 #endif
