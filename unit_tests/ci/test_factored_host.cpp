@@ -55,9 +55,9 @@ TEST(Factored, TileIsTheProduct) {
         cispmv::impl::host_simd::factored_tile_avx512(A.data(), rows, k, B.data(), W.data());
         for (int i = 0; i < 8 * rows; ++i) ASSERT_NEAR(W[i], want[i], 1e-14) << "AVX-512, rows " << rows << " k " << k;
       }
-      if (cispmv::impl::avx2_fma_available()) {
+      if (cispmv::impl::host_simd::avx2_fma_available()) {
         std::fill(W.begin(), W.end(), std::numeric_limits<double>::quiet_NaN());
-        cispmv::impl::factored_tile_avx2(A.data(), rows, k, B.data(), W.data());
+        cispmv::impl::host_simd::factored_tile_avx2(A.data(), rows, k, B.data(), W.data());
         for (int i = 0; i < 8 * rows; ++i) ASSERT_NEAR(W[i], want[i], 1e-14) << "AVX2, rows " << rows << " k " << k;
       }
 #endif

@@ -11,7 +11,8 @@
 // portable loop 9.1-11.1 ms, this walk with table gathers 7.3-7.6; AMD EPYC Zen 4 (the development
 // machine), 2 cores: portable 51-56, table gathers 51-55, table by scalar loads 41-45, values
 // inline 36-38. So where a gather from L1 costs no less than 8 loads (Zen 4) the table is read by
-// loads; table_gathers_pay() finds out once per process.
+// loads; table_gathers_pay() finds out once per process. Also here: the block walk (several vectors) and the
+// factored CI Hamiltonian's tile W = A B in AVX-512 and in AVX2 + FMA (ci/factored/tile_kernel.hpp).
 
 #include <cstddef>
 #include <cstdint>
@@ -312,6 +313,60 @@ __attribute__((target("avx512f,avx512vl,avx2,fma"))) inline void factored_tile_a
     __m512d w = _mm512_setzero_pd();
     for (int c = 0; c < k; ++c) w = _mm512_fmadd_pd(_mm512_set1_pd(A[m * k + c]), _mm512_loadu_pd(B + 8 * c), w);
     _mm512_storeu_pd(W + 8 * m, w);
+  }
+}
+
+/// Whether this CPU (and its OS) runs AVX2 and FMA. Once per process.
+inline bool avx2_fma_available() {
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
+  return yes;
+}
+
+/// factored_tile in AVX2 + FMA: a row of W in two ymm registers, four rows' chains of fused multiply-adds at once
+/// (8 accumulators, B's two halves and A's broadcast value: 11 of the 16 registers), A's values broadcast from memory.
+__attribute__((target("avx2,fma"))) inline void factored_tile_avx2(const double* A, int rows, int k, const double* B,
+                                                                   double* W) {
+  int m = 0;
+  for (; m + 4 <= rows; m += 4) {
+    __m256d l0 = _mm256_setzero_pd(), h0 = l0, l1 = l0, h1 = l0, l2 = l0, h2 = l0, l3 = l0, h3 = l0;
+    const double* a = A + static_cast<std::ptrdiff_t>(m) * k;
+    for (int c = 0; c < k; ++c) {
+      const __m256d bl = _mm256_loadu_pd(B + 8 * c), bh = _mm256_loadu_pd(B + 8 * c + 4);
+      __m256d v = _mm256_broadcast_sd(a + c);
+      l0 = _mm256_fmadd_pd(v, bl, l0);
+      h0 = _mm256_fmadd_pd(v, bh, h0);
+      v = _mm256_broadcast_sd(a + k + c);
+      l1 = _mm256_fmadd_pd(v, bl, l1);
+      h1 = _mm256_fmadd_pd(v, bh, h1);
+      v = _mm256_broadcast_sd(a + 2 * k + c);
+      l2 = _mm256_fmadd_pd(v, bl, l2);
+      h2 = _mm256_fmadd_pd(v, bh, h2);
+      v = _mm256_broadcast_sd(a + 3 * k + c);
+      l3 = _mm256_fmadd_pd(v, bl, l3);
+      h3 = _mm256_fmadd_pd(v, bh, h3);
+    }
+    double* w = W + 8 * m;
+    _mm256_storeu_pd(w, l0);
+    _mm256_storeu_pd(w + 4, h0);
+    _mm256_storeu_pd(w + 8, l1);
+    _mm256_storeu_pd(w + 12, h1);
+    _mm256_storeu_pd(w + 16, l2);
+    _mm256_storeu_pd(w + 20, h2);
+    _mm256_storeu_pd(w + 24, l3);
+    _mm256_storeu_pd(w + 28, h3);
+  }
+  for (; m < rows; ++m) {
+    __m256d l = _mm256_setzero_pd(), h = l;
+    for (int c = 0; c < k; ++c) {
+      const __m256d v = _mm256_broadcast_sd(A + static_cast<std::ptrdiff_t>(m) * k + c);
+      l = _mm256_fmadd_pd(v, _mm256_loadu_pd(B + 8 * c), l);
+      h = _mm256_fmadd_pd(v, _mm256_loadu_pd(B + 8 * c + 4), h);
+    }
+    _mm256_storeu_pd(W + 8 * m, l);
+    _mm256_storeu_pd(W + 8 * m + 4, h);
   }
 }
 #endif
