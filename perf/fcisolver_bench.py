@@ -11,7 +11,7 @@ Then a CASSCF with each solver (conv_tol 1e-9) of a full valence space: ethylene
 --casscf 12, staggered ethane/cc-pVDZ's (14e, 14o) at --casscf 14 (N2's (12e, 12o), which holds a 1s orbital,
 drifted for 50 macro iterations with cispmv's solver, by its approx_kernel or by PySCF's own response steps through
 contract_2e): its wall time, the time inside the fcisolver's calls and their count, and the energies, which must
-agree to 1e-7. With --macro N both CASSCFs stop after N macro iterations (PySCF's (14e, 14o) takes ~1 minute an
+agree to 1e-7. With --macro N both CASSCFs stop after N macro iterations (PySCF's (14e, 14o) takes ~2 minutes an
 iteration on 16 cores; their energies there differ by the solvers' CI response steps: cispmv's approx_kernel, PySCF's
 contract_2e), and cispmv's then runs on to convergence alone; PySCF's own CASSCF, started from its orbitals and CI
 vector, must stay at its energy (to 1e-7).
