@@ -80,32 +80,8 @@ class SpmvPlan {
   static_assert(Kokkos::SpaceAccessibility<Exec, typename Matrix::memory_space>::accessible,
                 "cispmv::SpmvPlan: the matrix's memory space is not accessible from this execution space");
 
-  SpmvPlan(const Exec& exec, const Matrix& A, const SpmvOptions& opts = {}) : exec_(exec), A_(A), opts_(opts) {
-    impl::check_options(opts);
-    kernel_ = impl::resolve_kernel<Exec>(opts.kernel, Functor<1>::has_vector_kernel, prefers_vector_on_gpu());
-    if (kernel_ == Kernel::vector && !Functor<1>::has_vector_kernel) {
-      throw std::invalid_argument(std::string("cispmv::SpmvPlan: format '") + Matrix::format_name +
-                                  "' has no vector kernel (its ELLPACK block is laid out for thread per row); "
-                                  "use Kernel::scalar");
-    }
-    label_ = std::string("cispmv::spmv[") + Matrix::format_name + "," + kernel_name(kernel_) + "]";
-    if (kernel_ == Kernel::vector) {
-      plan_vector_launch();
-    } else {
-      plan_scalar_launch();
-    }
-    decide_host_walk();
-    block_shape_ = opts.block_shape;
-    if (block_shape_ == BlockShape::automatic && !(impl::is_gpu_space_v<Exec> && has_lane_kernel()))
-      block_shape_ = BlockShape::rows;
-    if (block_shape_ == BlockShape::lanes && !has_lane_kernel()) {
-      throw std::invalid_argument(std::string("cispmv::SpmvPlan: format '") + Matrix::format_name +
-                                  "' has no lane shape for several vectors (CSR and csell have); use "
-                                  "BlockShape::rows or automatic");
-    }
-    block_label_ = std::string("cispmv::spmv_block[") + Matrix::format_name + "," +
-                   (block_shape_ == BlockShape::rows ? kernel_name(kernel_) : block_shape_name(block_shape_)) + "]";
-  }
+  // defined below the class (not inline: impl/plan_instances.hpp instantiates it once per format)
+  SpmvPlan(const Exec& exec, const Matrix& A, const SpmvOptions& opts = {});
 
   /// y = beta*y + alpha*A*x on the plan's execution space instance (asynchronous, like any Kokkos
   /// kernel). beta == 0 does not read y. Throws std::invalid_argument when x or y does not match A.
@@ -139,18 +115,12 @@ class SpmvPlan {
       throw std::invalid_argument(os.str());
     }
     if (A_.num_rows == 0) return;
-    if constexpr (rank == 1) {
-      using XRandom = Kokkos::View<const value_type*, typename XView::array_layout, typename XView::device_type,
-                                   Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
-      const XRandom xr = x;
-      const impl::ProfilingRegion region(label_);
-      if (beta == value_type(0)) {
-        launch<impl::beta_zero>(alpha, xr, beta, y);
-      } else if (beta == value_type(1)) {
-        launch<impl::beta_one>(alpha, xr, beta, y);
-      } else {
-        launch<impl::beta_general>(alpha, xr, beta, y);
-      }
+    if constexpr (rank == 1 && is_contiguous_vector<XView>() && is_contiguous_vector<YView>()) {
+      apply_contiguous(alpha, ContiguousX(x.data(), x.extent(0)), beta, ContiguousY(y.data(), y.extent(0)));
+    } else if constexpr (rank == 1) {
+      apply_vector(alpha, x, beta, y);
+    } else if constexpr (is_strided_block<XView>() && is_strided_block<YView>()) {
+      apply_strided(alpha, StridedConstBlock(x.data(), strides(x)), beta, StridedBlock(y.data(), strides(y)));
     } else {
       apply_block(alpha, x, beta, y);
     }
@@ -197,30 +167,68 @@ class SpmvPlan {
   std::size_t scratch_bytes() const { return scratch_; }
   /// One line naming the format and every choice, e.g.
   /// "hybrid vector: 4 rows per team, 4 at a time, 32 lanes, unroll 4, x not staged".
-  std::string description() const {
-    std::ostringstream os;
-    os << Matrix::format_name << " " << kernel_name(kernel_);
-    if (kernel_ == Kernel::vector) {
-      os << ": " << shape_.rows_per_team << " rows per team, " << shape_.team_size << " at a time, "
-         << shape_.vector_length << (shape_.vector_length == 1 ? " lane" : " lanes") << ", unroll " << unroll_
-         << (ahead_ ? ", loads ahead" : "");
-      if (Functor<1>::can_stage_x) {
-        os << (scratch_ > 0 ? ", x's reference part staged (" + std::to_string(scratch_) + " bytes)"
-                            : ", x not staged");
-      }
-    } else {
-      if (unroll_ > 1) os << ": unroll " << unroll_ << (ahead_ ? ", loads ahead" : "");
-      if (row_block_ > 0) os << (unroll_ > 1 ? ", " : ": ") << row_block_ << " rows per block";
-      if (const int b = row_block_bounds(); b > 0) os << " (launch bounds: " << b << " blocks per SM)";
-      if (walk_ != impl::host_simd::Walk::none) os << ": " << impl::host_simd::walk_name(walk_);
-    }
-    return os.str();
-  }
+  std::string description() const;
   /// csell's slice kernel on CPUs: the AVX-512 walk it runs where x has unit stride (SpmvOptions::host_simd),
   /// none for the portable loop and everywhere else.
   impl::host_simd::Walk host_walk() const { return walk_; }
 
  private:
+  // Every contiguous vector goes through one pair of View types, and OperatorRef's strided blocks through theirs:
+  // one instantiation of the kernels for all callers, which impl/plan_instances.hpp declares `extern` for the
+  // default execution space's formats (compiled once in the SpMV library, not in every unit that multiplies).
+  using ContiguousX = Kokkos::View<const value_type*, Kokkos::LayoutLeft, memory_space,
+                                   Kokkos::MemoryTraits<Kokkos::Unmanaged | Kokkos::RandomAccess>>;
+  using ContiguousY =
+      Kokkos::View<value_type*, Kokkos::LayoutLeft, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using StridedConstBlock =
+      Kokkos::View<const value_type**, Kokkos::LayoutStride, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using StridedBlock =
+      Kokkos::View<value_type**, Kokkos::LayoutStride, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  /// Rank-1 LayoutLeft or LayoutRight Views in the plan's memory space: contiguous, so ContiguousX/Y hold them.
+  template <class View>
+  static constexpr bool is_contiguous_vector() {
+    using Layout = typename View::array_layout;
+    return View::rank == 1 && std::is_same_v<typename View::memory_space, memory_space> &&
+           (std::is_same_v<Layout, Kokkos::LayoutLeft> || std::is_same_v<Layout, Kokkos::LayoutRight>);
+  }
+
+  /// Rank-2 LayoutStride Views in the plan's memory space (OperatorRef's blocks, a distributed plan's, subviews).
+  template <class View>
+  static constexpr bool is_strided_block() {
+    return View::rank == 2 && std::is_same_v<typename View::memory_space, memory_space> &&
+           std::is_same_v<typename View::array_layout, Kokkos::LayoutStride>;
+  }
+  template <class View>
+  static Kokkos::LayoutStride strides(const View& v) {
+    return Kokkos::LayoutStride(v.extent(0), v.stride(0), v.extent(1), v.stride(1));
+  }
+
+  // defined below the class, not inline: impl/plan_instances.hpp's explicit instantiations hold them
+  void apply_contiguous(value_type alpha, const ContiguousX& x, value_type beta, const ContiguousY& y) const;
+  void apply_strided(value_type alpha, const StridedConstBlock& x, value_type beta, const StridedBlock& y) const;
+
+  /// One vector of any other layout (a strided column).
+  template <class XView, class YView>
+  void apply_vector(value_type alpha, const XView& x, value_type beta, const YView& y) const {
+    using XRandom = Kokkos::View<const value_type*, typename XView::array_layout, typename XView::device_type,
+                                 Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
+    const XRandom xr = x;
+    launch_beta(alpha, xr, beta, y);
+  }
+
+  template <class XView, class YView>
+  void launch_beta(value_type alpha, const XView& x, value_type beta, const YView& y) const {
+    const impl::ProfilingRegion region(label_);
+    if (beta == value_type(0)) {
+      launch<impl::beta_zero>(alpha, x, beta, y);
+    } else if (beta == value_type(1)) {
+      launch<impl::beta_one>(alpha, x, beta, y);
+    } else {
+      launch<impl::beta_general>(alpha, x, beta, y);
+    }
+  }
+
   template <int Unroll, int Beta = impl::beta_general, class XView = typename impl::PlanViews<Exec, Matrix>::x_type,
             class YView = typename impl::PlanViews<Exec, Matrix>::y_type>
   using Functor = impl::SpmvFunctor<Exec, Matrix, XView, YView, Beta, Unroll>;
@@ -646,6 +654,67 @@ class SpmvPlan {
   int league_ = 0;
   std::size_t scratch_ = 0;
 };
+
+template <class Exec, class Matrix>
+SpmvPlan<Exec, Matrix>::SpmvPlan(const Exec& exec, const Matrix& A, const SpmvOptions& opts)
+    : exec_(exec), A_(A), opts_(opts) {
+  impl::check_options(opts);
+  kernel_ = impl::resolve_kernel<Exec>(opts.kernel, Functor<1>::has_vector_kernel, prefers_vector_on_gpu());
+  if (kernel_ == Kernel::vector && !Functor<1>::has_vector_kernel) {
+    throw std::invalid_argument(std::string("cispmv::SpmvPlan: format '") + Matrix::format_name +
+                                "' has no vector kernel (its ELLPACK block is laid out for thread per row); "
+                                "use Kernel::scalar");
+  }
+  label_ = std::string("cispmv::spmv[") + Matrix::format_name + "," + kernel_name(kernel_) + "]";
+  if (kernel_ == Kernel::vector) {
+    plan_vector_launch();
+  } else {
+    plan_scalar_launch();
+  }
+  decide_host_walk();
+  block_shape_ = opts.block_shape;
+  if (block_shape_ == BlockShape::automatic && !(impl::is_gpu_space_v<Exec> && has_lane_kernel()))
+    block_shape_ = BlockShape::rows;
+  if (block_shape_ == BlockShape::lanes && !has_lane_kernel()) {
+    throw std::invalid_argument(std::string("cispmv::SpmvPlan: format '") + Matrix::format_name +
+                                "' has no lane shape for several vectors (CSR and csell have); use "
+                                "BlockShape::rows or automatic");
+  }
+  block_label_ = std::string("cispmv::spmv_block[") + Matrix::format_name + "," +
+                 (block_shape_ == BlockShape::rows ? kernel_name(kernel_) : block_shape_name(block_shape_)) + "]";
+}
+
+template <class Exec, class Matrix>
+std::string SpmvPlan<Exec, Matrix>::description() const {
+  std::ostringstream os;
+  os << Matrix::format_name << " " << kernel_name(kernel_);
+  if (kernel_ == Kernel::vector) {
+    os << ": " << shape_.rows_per_team << " rows per team, " << shape_.team_size << " at a time, "
+       << shape_.vector_length << (shape_.vector_length == 1 ? " lane" : " lanes") << ", unroll " << unroll_
+       << (ahead_ ? ", loads ahead" : "");
+    if (Functor<1>::can_stage_x) {
+      os << (scratch_ > 0 ? ", x's reference part staged (" + std::to_string(scratch_) + " bytes)" : ", x not staged");
+    }
+  } else {
+    if (unroll_ > 1) os << ": unroll " << unroll_ << (ahead_ ? ", loads ahead" : "");
+    if (row_block_ > 0) os << (unroll_ > 1 ? ", " : ": ") << row_block_ << " rows per block";
+    if (const int b = row_block_bounds(); b > 0) os << " (launch bounds: " << b << " blocks per SM)";
+    if (walk_ != impl::host_simd::Walk::none) os << ": " << impl::host_simd::walk_name(walk_);
+  }
+  return os.str();
+}
+
+template <class Exec, class Matrix>
+void SpmvPlan<Exec, Matrix>::apply_contiguous(value_type alpha, const ContiguousX& x, value_type beta,
+                                              const ContiguousY& y) const {
+  launch_beta(alpha, x, beta, y);
+}
+
+template <class Exec, class Matrix>
+void SpmvPlan<Exec, Matrix>::apply_strided(value_type alpha, const StridedConstBlock& x, value_type beta,
+                                           const StridedBlock& y) const {
+  apply_block(alpha, x, beta, y);
+}
 
 /// A plan with its types deduced: `auto plan = cispmv::make_spmv_plan(exec, A, opts);`.
 template <class Exec, class Matrix>

@@ -3,7 +3,7 @@
 /// The one list of cispmv's formats: name, what it is, which kernels it has, and how to build it
 /// from a host CSR matrix. The command-line program, the benchmarks and the tests enumerate formats
 /// only through this list, so adding a format touches its header (formats/), its kernel
-/// (impl/kernels/), its entry here and its test.
+/// (impl/kernels/), its entry here (and its line in impl/plan_instances.hpp) and its test.
 
 #include "cispmv/formats/compressed_sell.hpp"
 #include "cispmv/formats/compressed_sell_encoder.hpp"
@@ -15,6 +15,7 @@
 #include "cispmv/impl/kernels/common.hpp"
 #include "cispmv/impl/kernels/host_simd.hpp"
 #include "cispmv/impl/launch.hpp"
+#include "cispmv/impl/plan_instances.hpp"  // every format's products, compiled once in the library
 #include "cispmv/options.hpp"
 
 #include <array>

@@ -467,7 +467,10 @@ class DistributedSpmvPlan {
       (void)width;
       plan.apply(alpha, Vector(x.data(), x.extent(0)), beta, y);
     } else {
-      plan.apply(alpha, x, beta, y);
+      // as a strided block, like OperatorRef's blocks: the plan's products of those are compiled once
+      // (cispmv/impl/plan_instances.hpp)
+      using Strided = Kokkos::View<const value_type**, Kokkos::LayoutStride, memory_space, Unmanaged>;
+      plan.apply(alpha, Strided(x.data(), Kokkos::LayoutStride(x.extent(0), x.stride(0), x.extent(1), 1)), beta, y);
     }
   }
   /// A product timed by the device, waited for.
