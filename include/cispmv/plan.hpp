@@ -116,11 +116,11 @@ class SpmvPlan {
     }
     if (A_.num_rows == 0) return;
     if constexpr (rank == 1 && is_contiguous_vector<XView>() && is_contiguous_vector<YView>()) {
-      apply_contiguous(alpha, ContiguousX(x.data(), x.extent(0)), beta, ContiguousY(y.data(), y.extent(0)));
+      apply_contiguous(alpha, ContiguousX(x), beta, ContiguousY(y));
     } else if constexpr (rank == 1) {
       apply_vector(alpha, x, beta, y);
     } else if constexpr (is_strided_block<XView>() && is_strided_block<YView>()) {
-      apply_strided(alpha, StridedConstBlock(x.data(), strides(x)), beta, StridedBlock(y.data(), strides(y)));
+      apply_strided(alpha, StridedConstBlock(x), beta, StridedBlock(y));
     } else {
       apply_block(alpha, x, beta, y);
     }
@@ -173,17 +173,16 @@ class SpmvPlan {
   impl::host_simd::Walk host_walk() const { return walk_; }
 
  private:
-  // Every contiguous vector goes through one pair of View types, and OperatorRef's strided blocks through theirs:
-  // one instantiation of the kernels for all callers, which impl/plan_instances.hpp declares `extern` for the
-  // default execution space's formats (compiled once in the SpMV library, not in every unit that multiplies).
-  using ContiguousX = Kokkos::View<const value_type*, Kokkos::LayoutLeft, memory_space,
-                                   Kokkos::MemoryTraits<Kokkos::Unmanaged | Kokkos::RandomAccess>>;
-  using ContiguousY =
-      Kokkos::View<value_type*, Kokkos::LayoutLeft, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  using StridedConstBlock =
-      Kokkos::View<const value_type**, Kokkos::LayoutStride, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  using StridedBlock =
-      Kokkos::View<value_type**, Kokkos::LayoutStride, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  // Every contiguous vector goes through one pair of View types, and every strided block through another: one
+  // instantiation of the kernels for all callers, which impl/plan_instances.hpp declares `extern` for the default
+  // execution space's formats (compiled once in the SpMV library, not in every unit that multiplies). They are
+  // assigned from the callers' Views, not made from pointers: a Kokkos-allocated x keeps its allocation record
+  // (Kokkos 3's CUDA const random-access Views read through a texture object made from it).
+  using ContiguousX =
+      Kokkos::View<const value_type*, Kokkos::LayoutLeft, memory_space, Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
+  using ContiguousY = Kokkos::View<value_type*, Kokkos::LayoutLeft, memory_space>;
+  using StridedConstBlock = Kokkos::View<const value_type**, Kokkos::LayoutStride, memory_space>;
+  using StridedBlock = Kokkos::View<value_type**, Kokkos::LayoutStride, memory_space>;
 
   /// Rank-1 LayoutLeft or LayoutRight Views in the plan's memory space: contiguous, so ContiguousX/Y hold them.
   template <class View>
@@ -198,10 +197,6 @@ class SpmvPlan {
   static constexpr bool is_strided_block() {
     return View::rank == 2 && std::is_same_v<typename View::memory_space, memory_space> &&
            std::is_same_v<typename View::array_layout, Kokkos::LayoutStride>;
-  }
-  template <class View>
-  static Kokkos::LayoutStride strides(const View& v) {
-    return Kokkos::LayoutStride(v.extent(0), v.stride(0), v.extent(1), v.stride(1));
   }
 
   // defined below the class, not inline: impl/plan_instances.hpp's explicit instantiations hold them
