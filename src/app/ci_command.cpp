@@ -60,6 +60,7 @@ void check_options(const CiCommandOptions& options) {
     std::ofstream probe(options.json, std::ios::app);
     if (!probe) throw std::runtime_error("cispmv ci: cannot write the --json file " + options.json);
   }
+  if (!options.save_vectors.empty()) check_vector_file_writable(options.save_vectors);
 }
 
 /// Errors of the libraries about this input name the file they come from.
@@ -434,6 +435,9 @@ void write_json(const CiRun& run, double total_seconds, std::ostream& text_out) 
 
 int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
 #if defined(CISPMV_HAVE_MPI)
+  if ((options.distributed || mpi_world_size() > 1) &&
+      (!options.start_vectors.empty() || !options.save_vectors.empty()))
+    throw std::invalid_argument("cispmv ci: --start-vectors and --save-vectors work in one process, not under mpirun");
   if (options.distributed || options.spmv_repetitions > 0) {
     if (!mpi_running()) {
       throw std::invalid_argument(
@@ -459,9 +463,15 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
   run.host_have = static_cast<double>(std::min(budget, host_available_bytes()));
   run.device_have = static_cast<double>(std::min(budget, available_bytes<Exec>()));
   Kokkos::Timer total;
+  if (!options.start_vectors.empty()) run.start = open_vector_file(options.start_vectors);
   read_input(run);
   plan_before_space(run);
   build_space(run);
+  if (run.start.count > 0 && run.start.rows != static_cast<std::int64_t>(run.space.size())) {
+    throw std::invalid_argument("--start-vectors: " + run.start.path + " holds vectors of " +
+                                std::to_string(run.start.rows) + " rows; this space has " +
+                                std::to_string(run.space.size()) + " determinants");
+  }
   if (!run.factored) plan_assembled(run);
   if (run.factored) plan_factored(run);
   // every irrep's rows named to the Davidson (its guesses and guards; see DavidsonOptions::row_blocks), once the

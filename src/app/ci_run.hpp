@@ -3,6 +3,7 @@
 // ci_assembled.cpp build the operator and solve): what was read, what was planned, and what came out, and the
 // Davidson on any operator with its report.
 #include "ci_common.hpp"
+#include "ci_vectors.hpp"
 #include "commands.hpp"
 
 #include "cispmv/ci.hpp"
@@ -10,12 +11,15 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
+#include <cstdint>
 #include <iomanip>
 #include <new>
 #include <ostream>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace cispmv::app {
@@ -67,6 +71,7 @@ struct CiRun {
   int csell_block_rows = 0;                        ///< > 0: csell built in blocks of rows, never as a whole CSR
   bool csell_values_inline = false;                ///< csell without a value table, for block products
   std::size_t nnz = 0;                             ///< of the assembled matrix (0: factored)
+  VectorFile start;                                ///< --start-vectors (count 0: none)
 
   /// vectors per product at the start of the solve: the roots and, over several irreps, each irrep's guard
   int vectors() const { return options.roots + guards; }
@@ -111,7 +116,28 @@ inline solvers::DavidsonOptions davidson_options(const CiRun& run) {
   dopts.max_subspace = run.options.max_subspace;
   dopts.memory_budget = run.davidson_budget;
   dopts.row_blocks = run.blocks;
+  if (run.start.count > 0) {  // a previous solve's vectors: no random vector beside them where they hold every root
+    dopts.start_count = static_cast<int>(std::min<std::int64_t>(run.start.count, run.options.roots));
+    dopts.start_fill = [file = run.start](int c, double* values) { read_vector(file, c, values); };
+    dopts.random_start = run.start.count < run.options.roots;
+  }
   return dopts;
+}
+
+/// --save-vectors: the solve's Ritz vectors (rows x roots, in `Exec`'s memory) written through a host buffer.
+template <class Vectors>
+void save_vectors(const CiRun& run, const Vectors& vectors, const std::vector<double>& energies) {
+  Kokkos::Timer timer;
+  const auto rows = static_cast<std::int64_t>(vectors.extent(0));
+  const double bytes = write_vector_file(
+      run.options.save_vectors, rows, energies, [&](std::int64_t c, std::int64_t first, std::int64_t n, double* out) {
+        const Kokkos::View<double*, Kokkos::LayoutLeft, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
+            chunk(out, static_cast<std::size_t>(n));
+        Kokkos::deep_copy(chunk, Kokkos::subview(vectors, std::make_pair(first, first + n), c));
+      });
+  run.out << "saved " << energies.size() << (energies.size() == 1 ? " vector" : " vectors") << " to "
+          << run.options.save_vectors << " (" << format_bytes(bytes) << ") in " << std::fixed << std::setprecision(1)
+          << timer.seconds() << " s" << std::defaultfloat << std::endl;
 }
 
 /// The Davidson on `op` (an operator the solver takes: a plan of a format, or the factored Hamiltonian) with the
@@ -165,6 +191,11 @@ int solve_and_report(CiRun& run, const Operator& op, const std::string& descript
       << (result.num_spmv > 0 ? 1e3 * result.spmv_seconds / result.num_spmv : 0.0)
       << " ms each), projected eigenproblems " << result.projected_seconds << std::defaultfloat << std::endl;
   CiResult& res = run.result;
+  if (!options.save_vectors.empty()) {
+    std::vector<double> energies;
+    for (int c = 0; c < options.roots; ++c) energies.push_back(result.eigenvalues[c] + run.dump.core_energy);
+    save_vectors(run, result.eigenvectors, energies);
+  }
   res.format = format_name;
   res.plan = description;
   res.device = Exec::name();

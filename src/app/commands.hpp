@@ -65,6 +65,8 @@ struct CiCommandOptions {
   int max_subspace = 0;                ///< Davidson basis size that triggers a restart (0: automatic)
   std::string subspace = "auto";       ///< where the Davidson's vectors live: auto, device or host
   std::string orbsym = "auto";         ///< the FCIDUMP's ORBSYM numbering: auto, molpro or pyscf
+  std::string start_vectors;           ///< start the Davidson from this file's vectors (ci_vectors.hpp)
+  std::string save_vectors;            ///< write the Ritz vectors there after the solve (converged or not)
   std::string exchange = "allgather";  ///< under mpirun: how the products exchange x (allgather or halo)
   bool overlap = true;       ///< under mpirun: blocks cut by columns, the own part multiplied during the exchange
   int staging_pieces = 0;    ///< under mpirun, host staging: pieces of x's exchange (0: automatic)

@@ -143,6 +143,12 @@ void add_ci_command(CLI::App& cli, Commands& c) {
                    "default, molpro_orbsym=False), or auto: pyscf where an ORBSYM value is 0, else molpro "
                    "(default auto)")
       ->check(CLI::IsMember({"auto", "molpro", "pyscf"}));
+  c.ci_cmd->add_option("--save-vectors", c.ci.save_vectors,
+                       "after the solve, converged or not, write the roots' vectors to this file (a later run "
+                       "continues from it with --start-vectors)");
+  c.ci_cmd->add_option("--start-vectors", c.ci.start_vectors,
+                       "start the Davidson from the vectors of this file (written by --save-vectors for the same "
+                       "space)");
 
   c.ci_cmd
       ->add_option("--exchange", c.ci.exchange,

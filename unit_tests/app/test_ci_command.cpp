@@ -327,3 +327,71 @@ TEST(CiCommand, PlansTheFactoredHamiltoniansMemory) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_LT(seconds, 10.0) << "refused only after building something of the space's size";
 }
+
+// --save-vectors writes the Ritz vectors of a solve, converged or stopped by --max-iterations, and --start-vectors
+// continues from them to the energy of one solve; files that are not such vectors, are cut short or belong to
+// another space are refused with the file named, and an unwritable --save-vectors before the solve.
+TEST(CiCommand, SavesVectorsAndStartsFromThem) {
+  const std::string path = ::testing::TempDir() + "cispmv_h2o_631g_fc.vectors";
+  cispmv::app::CiCommandOptions opts;
+  opts.fcidump = data_path("h2o_631g_fc.fcidump");
+  opts.level = 8;
+  opts.max_iterations = 3;
+  opts.save_vectors = path;
+  std::ostringstream stopped;
+  ASSERT_EQ(cispmv::app::ci_command(opts, stopped), 1) << stopped.str();  // not converged in 3 iterations
+  EXPECT_NE(stopped.str().find("saved 1 vector to " + path), std::string::npos) << stopped.str();
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
+  ASSERT_TRUE(file.good());
+  EXPECT_EQ(static_cast<long long>(file.tellg()), 16 + 16 + 8 + 61441LL * 8);
+  file.close();
+
+  opts.max_iterations = 200;
+  opts.save_vectors.clear();
+  opts.start_vectors = path;
+  std::ostringstream continued;
+  ASSERT_EQ(cispmv::app::ci_command(opts, continued), 0) << continued.str();
+  EXPECT_NE(continued.str().find("-76.11995518"), std::string::npos) << continued.str();  // PySCF: -76.119955187921
+  const auto iterations = [](const std::string& text) {
+    const auto at = text.find("  iterations ");
+    return at == std::string::npos ? -1 : std::stoi(text.substr(at + 13));
+  };
+  opts.start_vectors.clear();
+  std::ostringstream whole;
+  ASSERT_EQ(cispmv::app::ci_command(opts, whole), 0) << whole.str();
+  EXPECT_LT(iterations(continued.str()), iterations(whole.str())) << continued.str() << whole.str();
+  const auto energy = [](const std::string& text) { return text.substr(text.find("-76.11995"), 16); };
+  EXPECT_EQ(energy(continued.str()), energy(whole.str()));
+
+  // refused: another space's vectors (after the space is built), a cut file, a file of something else
+  cispmv::app::CiCommandOptions h2 = opts;
+  h2.fcidump = data_path("h2_sto3g.fcidump");
+  h2.level = 2;
+  h2.start_vectors = path;
+  std::ostringstream out;
+  const auto message = [&](const cispmv::app::CiCommandOptions& o) {
+    try {
+      cispmv::app::ci_command(o, out);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message(h2).find("holds vectors of 61441 rows; this space has 4 determinants"), std::string::npos);
+  const std::string cut = ::testing::TempDir() + "cispmv_cut.vectors";
+  {
+    std::ifstream in(path, std::ios::binary);
+    std::vector<char> bytes(1000);
+    in.read(bytes.data(), 1000);
+    std::ofstream(cut, std::ios::binary).write(bytes.data(), 1000);
+  }
+  opts.start_vectors = cut;
+  EXPECT_NE(message(opts).find("truncated"), std::string::npos) << message(opts);
+  opts.start_vectors = data_path("h2_sto3g.fcidump");
+  EXPECT_NE(message(opts).find("is not a cispmv vector file"), std::string::npos) << message(opts);
+  opts.start_vectors.clear();
+  opts.save_vectors = ::testing::TempDir() + "no-such-directory/x.vectors";
+  EXPECT_THROW(cispmv::app::ci_command(opts, out), std::runtime_error);
+  std::remove(path.c_str());
+  std::remove(cut.c_str());
+}
