@@ -92,7 +92,8 @@ double write_vector_file(const std::string& path, std::int64_t rows, const std::
     File f(std::fopen(partial.c_str(), "wb"));
     if (!f) throw fail("cannot write");
     bool ok = std::fwrite(tag, 1, sizeof(tag), f.get()) == sizeof(tag) &&
-              std::fwrite(&rows, sizeof(rows), 1, f.get()) == 1 && std::fwrite(&count, sizeof(count), 1, f.get()) == 1 &&
+              std::fwrite(&rows, sizeof(rows), 1, f.get()) == 1 &&
+              std::fwrite(&count, sizeof(count), 1, f.get()) == 1 &&
               std::fwrite(energies.data(), sizeof(double), energies.size(), f.get()) == energies.size();
     std::vector<double> buffer(static_cast<std::size_t>(std::min(rows, chunk_rows)));
     for (std::int64_t c = 0; ok && c < count; ++c) {
