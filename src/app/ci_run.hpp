@@ -191,11 +191,6 @@ int solve_and_report(CiRun& run, const Operator& op, const std::string& descript
       << (result.num_spmv > 0 ? 1e3 * result.spmv_seconds / result.num_spmv : 0.0)
       << " ms each), projected eigenproblems " << result.projected_seconds << std::defaultfloat << std::endl;
   CiResult& res = run.result;
-  if (!options.save_vectors.empty()) {
-    std::vector<double> energies;
-    for (int c = 0; c < options.roots; ++c) energies.push_back(result.eigenvalues[c] + run.dump.core_energy);
-    save_vectors(run, result.eigenvectors, energies);
-  }
   res.format = format_name;
   res.plan = description;
   res.device = Exec::name();
@@ -203,6 +198,7 @@ int solve_and_report(CiRun& run, const Operator& op, const std::string& descript
     res.energies.push_back(result.eigenvalues[c] + run.dump.core_energy);
     res.residuals.push_back(result.residual_norms[c]);
   }
+  if (!options.save_vectors.empty()) save_vectors(run, result.eigenvectors, res.energies);
   run.history = result.history;
   res.iterations = result.iterations;
   res.restarts = result.restarts;
