@@ -95,7 +95,7 @@ class Davidson {
     extend_projection(0, m_);
     std::vector<double> residual(static_cast<std::size_t>(k_ + guards_), 0.0);
     while (true) {
-      const SymmetricEigen eig = ritz_pairs();
+      ritz_pairs();
       const double worst = residual_norms(residual);
       res_.max_residual_history.push_back(worst);
       report_progress(worst, total.seconds());
@@ -109,7 +109,7 @@ class Davidson {
         break;
       }
       const int nvec = std::min(m_, std::max(active_, keep_));
-      if (m_ + unconverged > max_sub_ && m_ > nvec) restart(eig, nvec);
+      if (m_ + unconverged > max_sub_ && m_ > nvec) restart(nvec);
       const int first = m_;
       add_corrections(residual, diagonal);
       if (m_ == first) break;  // every correction lay in the span: the solve has stagnated
@@ -230,8 +230,8 @@ class Davidson {
     const int ncols = std::max(k_ + guards_, keep_);
     V_ = Basis(alloc("cispmv::davidson::V"), n_, max_sub_);
     AV_ = Basis(alloc("cispmv::davidson::AV"), n_, max_sub_);
-    R_ = Basis(alloc("cispmv::davidson::R"), n_, ncols);        // residuals
-    W_ = Basis(alloc("cispmv::davidson::W"), n_, ncols);        // scratch of the restart
+    R_ = Basis(alloc("cispmv::davidson::R"), n_, k_ + guards_);  // residuals (the eigenvectors at the end)
+    if (ncols > in_place_columns) W_ = Basis(alloc("cispmv::davidson::W"), n_, ncols);  // a large restart's scratch
     Y_ = Basis(alloc("cispmv::davidson::Y"), max_sub_, ncols);  // Ritz coefficients, copied from the host
     theta_ = Vec(alloc("cispmv::davidson::theta"), ncols);
     h_ = Vec(alloc("cispmv::davidson::h"), max_sub_);  // Gram-Schmidt coefficients
@@ -573,6 +573,7 @@ class Davidson {
   /// to Y and theta, in order_: first the active ones (the num_roots lowest, then, with blocks, each
   /// block's guard: its lowest pair that is not among them), then the lowest others.
   SymmetricEigen ritz_pairs() {
+    save_previous();
     std::vector<double> Gm(static_cast<std::size_t>(m_) * m_);
     for (int i = 0; i < m_; ++i) {
       for (int j = 0; j < m_; ++j) Gm[static_cast<std::size_t>(i) * m_ + j] = g(i, j);
@@ -614,6 +615,7 @@ class Davidson {
       theta_host_(c) = eig.values[static_cast<std::size_t>(i)];
       for (int j = 0; j < m_; ++j) Y_host_(j, c) = eig.vectors[static_cast<std::size_t>(i) * m_ + j];
     }
+    y_rows_ = m_;
     Kokkos::deep_copy(exec_, Y_, Y_host_);
     Kokkos::deep_copy(exec_, theta_, theta_host_);
     exec_.fence();  // the host mirrors are rewritten later in this iteration
@@ -646,26 +648,102 @@ class Davidson {
     return not_a_number ? std::numeric_limits<double>::quiet_NaN() : worst;
   }
 
-  /// V <- V Y(:, 0:nvec), AV <- AV Y(:, 0:nvec), G <- diag(theta): no extra product with A.
-  void restart(const SymmetricEigen& eig, int nvec) {
-    const auto first_nvec = Kokkos::make_pair(0, nvec);
-    combine(exec_, V_, V_, Y_, theta_, m_, nvec, W_, false);
-    Kokkos::deep_copy(exec_, Kokkos::subview(V_, Kokkos::ALL(), first_nvec),
-                      Kokkos::subview(W_, Kokkos::ALL(), first_nvec));
-    combine(exec_, AV_, AV_, Y_, theta_, m_, nvec, W_, false);
-    Kokkos::deep_copy(exec_, Kokkos::subview(AV_, Kokkos::ALL(), first_nvec),
-                      Kokkos::subview(W_, Kokkos::ALL(), first_nvec));
-    std::fill(G_.begin(), G_.end(), 0.0);
-    for (int c = 0; c < nvec; ++c) {
-      g(c, c) = eig.values[static_cast<std::size_t>(order_[static_cast<std::size_t>(c)])];
-      col_block_[static_cast<std::size_t>(c)] = order_block_[static_cast<std::size_t>(c)];
+  /// The active pairs' Ritz coefficients of this iteration (Y's first active_ columns, y_rows_ long) as the previous
+  /// ones of the next: the basis only grows until then, so they stay coefficients of its first y_rows_ columns.
+  void save_previous() {
+    prev_rows_ = opts_.keep_previous ? y_rows_ : 0;
+    prev_cols_ = prev_rows_ > 0 ? active_ : 0;
+    prev_.resize(static_cast<std::size_t>(prev_rows_) * prev_cols_);
+    prev_block_.assign(order_block_.begin(), order_block_.begin() + prev_cols_);
+    for (int c = 0; c < prev_cols_; ++c) {
+      for (int j = 0; j < prev_rows_; ++j) prev_[static_cast<std::size_t>(c) * prev_rows_ + j] = Y_host_(j, c);
     }
-    for (int c = 0; c < nvec; ++c) {
-      for (int j = 0; j < nvec; ++j) Y_host_(j, c) = j == c ? 1.0 : 0.0;
+  }
+
+  /// The restart's coefficients Q (m_ x nvec, orthonormal columns, into Y_host_) and their blocks: the active
+  /// pairs' Ritz vectors, then (keep_previous) their Ritz vectors of the iteration before, then more Ritz vectors, each
+  /// orthogonalised against those before it (twice) and dropped where it lies in their span. Returns Q's columns.
+  int restart_coefficients(int nvec) {
+    std::vector<std::vector<double>> q;
+    std::vector<int> q_block;
+    const auto offer = [&](std::vector<double> v, int block) {
+      if (static_cast<int>(q.size()) == nvec) return;
+      for (int pass = 0; pass < 2; ++pass) {
+        for (const std::vector<double>& u : q) {
+          double d = 0.0;
+          for (int j = 0; j < m_; ++j) d += u[j] * v[j];
+          for (int j = 0; j < m_; ++j) v[j] -= d * u[j];
+        }
+      }
+      double norm = 0.0;
+      for (int j = 0; j < m_; ++j) norm += v[j] * v[j];
+      norm = std::sqrt(norm);
+      if (norm < 1e-8) return;  // (the previous Ritz vector of a converged pair is its current one)
+      for (int j = 0; j < m_; ++j) v[j] /= norm;
+      q.push_back(std::move(v));
+      q_block.push_back(block);
+    };
+    const auto ritz = [&](int c) {
+      std::vector<double> v(static_cast<std::size_t>(m_));
+      for (int j = 0; j < m_; ++j) v[j] = Y_host_(j, c);
+      return v;
+    };
+    const int ritz_count = std::min(m_, std::max(active_, keep_));  // the columns ritz_pairs filled
+    for (int c = 0; c < active_; ++c) offer(ritz(c), order_block_[static_cast<std::size_t>(c)]);
+    for (int c = 0; c < prev_cols_; ++c) {
+      std::vector<double> v(static_cast<std::size_t>(m_), 0.0);
+      for (int j = 0; j < prev_rows_; ++j) v[j] = prev_[static_cast<std::size_t>(c) * prev_rows_ + j];
+      offer(std::move(v), prev_block_[static_cast<std::size_t>(c)]);
+    }
+    for (int c = active_; c < ritz_count; ++c) offer(ritz(c), order_block_[static_cast<std::size_t>(c)]);
+    for (std::size_t c = 0; c < q.size(); ++c) {
+      for (int j = 0; j < m_; ++j) Y_host_(j, c) = q[c][j];
+      col_block_[c] = q_block[c];
+    }
+    return static_cast<int>(q.size());
+  }
+
+  /// V <- V Q, AV <- AV Q (Q: restart_coefficients), G <- Q^T G Q: no extra product with A. In place where Q has at
+  /// most in_place_columns columns, else through the scratch W.
+  void restart(int nvec) {
+    const int kept = restart_coefficients(nvec);
+    Kokkos::deep_copy(exec_, Y_, Y_host_);
+    for (const Basis& B : {V_, AV_}) {
+      if (kept <= in_place_columns) {
+        combine_in_place(exec_, B, Y_, m_, kept);
+      } else {
+        const auto first = Kokkos::make_pair(0, kept);
+        combine(exec_, B, B, Y_, theta_, m_, kept, W_, false);
+        Kokkos::deep_copy(exec_, Kokkos::subview(B, Kokkos::ALL(), first), Kokkos::subview(W_, Kokkos::ALL(), first));
+      }
+    }
+    std::vector<double> GQ(static_cast<std::size_t>(m_) * kept, 0.0);  // G Q, row-major m_ x kept
+    for (int i = 0; i < m_; ++i) {
+      for (int j = 0; j < m_; ++j) {
+        const double gij = g(i, j);
+        for (int c = 0; c < kept; ++c) GQ[static_cast<std::size_t>(i) * kept + c] += gij * Y_host_(j, c);
+      }
+    }
+    std::vector<double> G(static_cast<std::size_t>(kept) * kept, 0.0);  // Q^T G Q
+    for (int a = 0; a < kept; ++a) {
+      for (int b = 0; b < kept; ++b) {
+        double sum = 0.0;
+        for (int i = 0; i < m_; ++i) sum += Y_host_(i, a) * GQ[static_cast<std::size_t>(i) * kept + b];
+        G[static_cast<std::size_t>(a) * kept + b] = sum;
+      }
+    }
+    std::fill(G_.begin(), G_.end(), 0.0);
+    for (int a = 0; a < kept; ++a) {
+      for (int b = 0; b < kept; ++b) g(a, b) = 0.5 * (G[a * kept + b] + G[b * kept + a]);
+    }
+    // the active pairs' Ritz vectors are now the basis' first columns: the previous ones of the next iteration
+    for (int c = 0; c < kept; ++c) {
+      for (int j = 0; j < kept; ++j) Y_host_(j, c) = j == c ? 1.0 : 0.0;
     }
     Kokkos::deep_copy(exec_, Y_, Y_host_);
     exec_.fence();
-    m_ = nvec;
+    m_ = kept;
+    y_rows_ = kept;
     ++res_.restarts;
   }
 
@@ -693,7 +771,7 @@ class Davidson {
     res_.guards = 0;
     for (int c = k_; c < active_; ++c) res_.guards += settled(c, residual);
     res_.subspace_size = m_;
-    res_.eigenvectors = columns(W_, 0, k_);  // (the restart's scratch: no vectors allocated at the end)
+    res_.eigenvectors = columns(R_, 0, k_);  // (the residuals' columns: no vectors allocated at the end)
     combine(exec_, V_, V_, Y_, theta_, m_, k_, res_.eigenvectors, false);
     exec_.fence();
   }
@@ -707,7 +785,12 @@ class Davidson {
   int k_;
   int max_sub_ = 0;
   int keep_ = 0;
-  int m_ = 0;  ///< basis size
+  int m_ = 0;                    ///< basis size
+  int y_rows_ = 0;               ///< rows of Y_host_'s Ritz coefficients: the basis size when they were formed
+  std::vector<double> prev_;     ///< the active pairs' Ritz coefficients of the iteration before, column-major
+  int prev_rows_ = 0;            ///< their rows (a prefix of the basis)
+  int prev_cols_ = 0;            ///< their count
+  std::vector<int> prev_block_;  ///< their blocks
   static constexpr int max_blocks = 32;
   int num_blocks_ = 0;            ///< 1 + the largest of DavidsonOptions::row_blocks over all processes
   int guards_ = 0;                ///< the blocks that hold rows, when there are several, else 0
@@ -770,12 +853,14 @@ class Davidson {
 /// (orthonormalise_block), discarded when (nearly) linearly dependent, normalised and appended. The new vectors of an
 /// iteration (one per unconverged root: a block Davidson) are multiplied together: with an SpmvPlan of CSR, the hybrid
 /// format or csell the matrix is read once for up to 16 of them (SpmvPlan::apply on rank-2 Views), otherwise once per
-/// vector. When the basis would exceed max_subspace it restarts from the lowest restart_size Ritz vectors (AV is
-/// combined the same way: no extra product). Like any Krylov-type method it cannot leave an invariant subspace that
-/// holds all its start vectors (a block of the matrix they do not couple to, e.g. another symmetry): a dense random
-/// start vector beside the unit ones is there for that (DavidsonOptions::random_start; more unit guesses:
-/// DavidsonOptions::num_guesses). A NaN in the residuals stops the solve as not converged. Throws std::invalid_argument
-/// on a non-square operator, a diagonal of the wrong size or impossible options.
+/// vector. When the basis would exceed max_subspace it restarts from restart_size vectors: the wanted roots' (and
+/// guards') Ritz vectors, their Ritz vectors of the iteration before (DavidsonOptions::keep_previous), then the next
+/// Ritz vectors, formed in place (AV is combined the same way: no extra product). Like any Krylov-type method it cannot
+/// leave an invariant subspace that holds all its start vectors (a block of the matrix they do not couple to, e.g.
+/// another symmetry): a dense random start vector beside the unit ones is there for that
+/// (DavidsonOptions::random_start; more unit guesses: DavidsonOptions::num_guesses). A NaN in the residuals stops the
+/// solve as not converged. Throws std::invalid_argument on a non-square operator, a diagonal of the wrong size or
+/// impossible options.
 template <class Exec, class Operator, class DiagView>
 auto davidson(const Exec& exec, const Operator& op, const DiagView& diagonal, const DavidsonOptions& opts = {}) {
   if constexpr (cispmv::impl::is_cispmv_format<Operator>::value) {

@@ -2,15 +2,16 @@
 /// \file solvers/davidson_options.hpp
 /// What a Davidson solve (solvers/davidson.hpp) is told and what it returns: its settings (DavidsonOptions), one
 /// line of progress per iteration (DavidsonProgress), the result (DavidsonResult), and the memory plan that sizes
-/// its subspace from a memory budget (davidson_memory_plan): the basis V and its products AV, the residuals, the
-/// restart's scratch (which holds the eigenvectors at the end) and the block products' buffers, each a vector of the
-/// operator's rows.
+/// its subspace from a memory budget (davidson_memory_plan): the basis V and its products AV, the residuals (which
+/// hold the eigenvectors at the end), a large restart's scratch and the block products' buffers, each a vector of
+/// the operator's rows.
 
 #include <Kokkos_Core.hpp>
 
 #include "cispmv/impl/kernels/common.hpp"
 #include "cispmv/impl/launch.hpp"
 #include "cispmv/options.hpp"
+#include "cispmv/solvers/davidson_kernels.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -41,7 +42,12 @@ struct DavidsonOptions {
   double residual_tolerance = 1e-6;  ///< on the 2-norm of every root's residual
   int max_iterations = 200;          ///< subspace expansions (each one correction per unconverged root)
   int max_subspace = 0;              ///< basis size that triggers a restart; 0: max(24, 8 * (roots + guards))
-  int restart_size = 0;              ///< Ritz vectors kept at a restart (thick restart); 0: 2 * (roots + guards)
+  int restart_size = 0;              ///< vectors kept at a restart (thick restart); 0: 2 * (roots + guards)
+  /// A restart keeps, beside the Ritz vectors of the pairs that must converge, their Ritz vectors of the iteration
+  /// before (GD+k: the step the last iteration took, as LOBPCG keeps it) where restart_size leaves room, and more
+  /// Ritz vectors only after them; false: the lowest restart_size Ritz vectors. With the smallest subspace that holds
+  /// them (3 per pair) the solve converges nearly as fast as an unbounded one (tst_ci.hpp's bounded test).
+  bool keep_previous = true;
   /// Bytes the solver's vectors may take in the memory of its execution space (0: no bound). The subspace is
   /// then the largest up to max_subspace whose vectors fit (davidson_memory_plan), down to one Ritz vector and one
   /// correction per pair that must converge (a restart every iteration); a budget that holds not even that is
@@ -116,9 +122,11 @@ struct DavidsonMemoryPlan {
   int max_subspace = 0;  ///< basis size that triggers a restart
   int restart_size = 0;  ///< Ritz vectors kept at a restart
   int basis = 0;         ///< columns of V and AV: 2 max_subspace
-  int work = 0;          ///< residuals and the restart's scratch (the eigenvectors at the end): 2 max(active, keep)
-  int blocks = 0;        ///< the row-major buffers of block products (operators with a block apply)
-  int staged = 0;        ///< x and y of the products in the operator's memory, where it is not the solver's (2)
+  /// the residuals (the eigenvectors at the end): active; and a restart's scratch, keep, where it keeps more than
+  /// impl::in_place_columns (a restart forms fewer in place)
+  int work = 0;
+  int blocks = 0;             ///< the row-major buffers of block products (operators with a block apply)
+  int staged = 0;             ///< x and y of the products in the operator's memory, where it is not the solver's (2)
   double vector_bytes = 0.0;  ///< one vector
   double bytes = 0.0;         ///< all of V, AV, the work columns and the blocks (and the rows' blocks), in its memory
   bool bounded = false;       ///< the budget made the subspace smaller than asked for
@@ -163,7 +171,7 @@ DavidsonMemoryPlan davidson_memory_plan(std::size_t rows, const DavidsonOptions&
     p.restart_size =
         std::min(m - p.active, std::max(p.active, opts.restart_size > 0 ? opts.restart_size : 2 * p.active));
     p.basis = 2 * m;
-    p.work = 2 * std::max(p.active, p.restart_size);
+    p.work = p.active + (p.restart_size > impl::in_place_columns ? p.restart_size : 0);
     p.blocks = blocks;
     p.bytes = p.vector_bytes * p.vectors() + (guards > 0 ? static_cast<double>(rows) * sizeof(int) : 0.0);
   };
