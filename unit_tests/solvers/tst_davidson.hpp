@@ -106,7 +106,8 @@ TEST(TEST_CATEGORY, DavidsonStartsFromTheCallersVectors) {
 }
 
 // Davidson's kernels against host loops, on more rows than one chunk of multi_dot and of block_dots
-// (23,849: three chunks, the last one short) and more columns than one pass of combine (19: 8, 8, 3).
+// (23,849: three chunks, the last one short) and more columns than one pass of combine (19: 8, 8, 3); a restart's
+// combination in place, and its refusal of more columns than it holds.
 TEST(TEST_CATEGORY, DavidsonDotsAndCombinationsMatchHostLoops) {
   namespace impl = cispmv::solvers::impl;
   using Basis = Kokkos::View<double**, Kokkos::LayoutLeft, TEST_MEMSPACE>;
@@ -197,6 +198,28 @@ TEST(TEST_CATEGORY, DavidsonDotsAndCombinationsMatchHostLoops) {
       }
     }
   }
+  // a restart's basis in place: P(:, 0:ncols) = P(:, 0:m) Y(:, 0:ncols) (rows of the last 64-row block short)
+  const auto P0 = Kokkos::create_mirror(Kokkos::HostSpace(), P);  // (hP may be P itself)
+  Kokkos::deep_copy(P0, P);
+  std::vector<std::size_t> rows;
+  for (std::size_t i = 0; i < n; i += 331) rows.push_back(i);
+  rows.push_back(n - 1);
+  for (const int ncols : {1, 7, m}) {
+    Kokkos::deep_copy(P, P0);
+    impl::combine_in_place(TEST_EXECSPACE(), P, Y, m, ncols);
+    const auto h_new = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), P);
+    for (const std::size_t i : rows) {
+      for (int c = 0; c < m; ++c) {
+        double e = P0(i, c);  // the columns past ncols keep their values
+        if (c < ncols) {
+          e = 0.0;
+          for (int j = 0; j < m; ++j) e += P0(i, j) * hY(j, c);
+        }
+        ASSERT_NEAR(h_new(i, c), e, 1e-12) << "row " << i << ", column " << c << ", ncols " << ncols;
+      }
+    }
+  }
+  EXPECT_THROW(impl::combine_in_place(TEST_EXECSPACE(), P, Y, m, impl::in_place_columns + 1), std::logic_error);
 }
 
 TEST(TEST_CATEGORY, DavidsonIsExactOnceTheBasisSpansTheSpace) {
