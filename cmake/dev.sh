@@ -56,6 +56,14 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 
+# ccache where the machine has it (not installed here): a unit whose preprocessed source and flags it has seen is not
+# compiled again, also in another clone (paths under the clone's parent are hashed relative to it). Set for the first
+# configure of a build directory (Kokkos' in bootstrap.sh, then cispmv's); CMAKE_CXX_COMPILER_LAUNCHER= turns it off.
+if command -v ccache >/dev/null && [ -z "${CMAKE_CXX_COMPILER_LAUNCHER+set}" ]; then
+  export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(dirname "$top")}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
+fi
+
 if [ -z "${Kokkos_ROOT:-}" ] || [ -z "${KokkosKernels_ROOT:-}" ]; then
   bash "$top/cmake/bootstrap.sh" "${boot_args[@]}"
 fi
