@@ -62,6 +62,7 @@ fi
 if command -v ccache >/dev/null && [ -z "${CMAKE_CXX_COMPILER_LAUNCHER+set}" ]; then
   export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
   export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(dirname "$top")}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
+  export CCACHE_COMPILERCHECK="${CCACHE_COMPILERCHECK:-content}"  # (Kokkos' nvcc_wrapper is installed anew per clone)
 fi
 
 if [ -z "${Kokkos_ROOT:-}" ] || [ -z "${KokkosKernels_ROOT:-}" ]; then
