@@ -3,7 +3,8 @@
 /// Davidson's eigensolver for the lowest roots of a real symmetric operator: any cispmv matrix (its
 /// products through an SpmvPlan made once) or any object with the operator interface of cispmv/operator.hpp.
 /// The inner loop of CI (Mahmoud et al. 2018, section 2). Its options and result, the solver's state and steps
-/// (impl::Davidson) and the entry point davidson(); its vector kernels are in solvers/davidson_kernels.hpp.
+/// (impl::Davidson) and the entry point davidson(); its vector kernels are in solvers/davidson_kernels.hpp, its
+/// bookkeeping on the host (the Ritz pairs' order, a restart's basis) in solvers/davidson_host.hpp.
 
 #include <Kokkos_Core.hpp>
 
@@ -11,6 +12,7 @@
 #include "cispmv/operator.hpp"
 #include "cispmv/options.hpp"
 #include "cispmv/plan.hpp"
+#include "cispmv/solvers/davidson_host.hpp"
 #include "cispmv/solvers/davidson_kernels.hpp"
 #include "cispmv/solvers/davidson_options.hpp"
 #include "cispmv/solvers/symmetric_eigen.hpp"
@@ -279,7 +281,7 @@ class Davidson {
   /// matrix reads.
   void apply(int first, int m) {
     if (!block_products_) {
-      for (const std::vector<int>& group : disjoint_groups(first, m)) apply_packed(group);
+      for (const std::vector<int>& group : disjoint_groups(first, m, col_block_, guards_ > 0)) apply_packed(group);
       return;
     }
     if constexpr (may_block) {
@@ -307,29 +309,6 @@ class Davidson {
         begin += width;
       }
     }
-  }
-
-  /// Columns [first, m) in groups of at most one column of each block (DavidsonOptions::row_blocks), in order;
-  /// without blocks one column a group.
-  std::vector<std::vector<int>> disjoint_groups(int first, int m) const {
-    std::vector<std::vector<int>> groups;
-    std::vector<std::uint64_t> taken;  // per group: the blocks it holds
-    for (int j = first; j < m; ++j) {
-      const int b = col_block_[static_cast<std::size_t>(j)];
-      std::size_t g = 0;
-      if (guards_ > 0 && b >= 0) {
-        while (g < groups.size() && (taken[g] >> b & 1u)) ++g;
-      } else {
-        g = groups.size();
-      }
-      if (g == groups.size()) {
-        groups.emplace_back();
-        taken.push_back(0);
-      }
-      groups[g].push_back(j);
-      if (b >= 0) taken[g] |= std::uint64_t(1) << b;
-    }
-    return groups;
   }
 
   /// AV(:, j) = A V(:, j) for each column j of `group`, in one product: the columns lie in distinct blocks, which the
@@ -572,7 +551,7 @@ class Davidson {
   /// Ritz pairs of the projected problem; the coefficients and values of those a restart would keep go
   /// to Y and theta, in order_: first the active ones (the num_roots lowest, then, with blocks, each
   /// block's guard: its lowest pair that is not among them), then the lowest others.
-  SymmetricEigen ritz_pairs() {
+  void ritz_pairs() {
     save_previous();
     std::vector<double> Gm(static_cast<std::size_t>(m_) * m_);
     for (int i = 0; i < m_; ++i) {
@@ -581,37 +560,12 @@ class Davidson {
     Kokkos::Timer timer;
     SymmetricEigen eig = projected_eigen(std::move(Gm));
     res_.projected_seconds += timer.seconds();
-    // a Ritz vector's block: that of its largest coefficient (the basis vectors each lie in one block,
-    // and G couples no two blocks, so the Ritz vectors do not mix them)
-    std::vector<int> block(static_cast<std::size_t>(m_), -1);
-    for (int i = 0; i < m_ && guards_ > 0; ++i) {
-      int best = 0;
-      for (int j = 1; j < m_; ++j) {
-        if (std::abs(eig.vectors[static_cast<std::size_t>(i) * m_ + j]) >
-            std::abs(eig.vectors[static_cast<std::size_t>(i) * m_ + best]))
-          best = j;
-      }
-      block[static_cast<std::size_t>(i)] = col_block_[static_cast<std::size_t>(best)];
-    }
-    order_.clear();
-    for (int i = 0; i < std::min(k_, m_); ++i) order_.push_back(i);
-    for (int b = 0; b < (guards_ > 0 ? num_blocks_ : 0); ++b) {
-      for (int i = k_; i < m_; ++i) {
-        if (block[static_cast<std::size_t>(i)] == b) {
-          order_.push_back(i);
-          break;
-        }
-      }
-    }
-    active_ = static_cast<int>(order_.size());
-    const int nvec = std::min(m_, std::max(active_, keep_));
-    for (int i = 0; i < m_ && static_cast<int>(order_.size()) < nvec; ++i) {
-      if (std::find(order_.begin(), order_.end(), i) == order_.end()) order_.push_back(i);
-    }
-    order_block_.assign(order_.size(), -1);
+    const RitzOrder r = ritz_order(eig, m_, k_, col_block_, num_blocks_, guards_ > 0, keep_);
+    order_ = r.pairs;
+    order_block_ = r.blocks;
+    active_ = r.active;
     for (std::size_t c = 0; c < order_.size(); ++c) {
       const int i = order_[c];
-      order_block_[c] = block[static_cast<std::size_t>(i)];
       theta_host_(c) = eig.values[static_cast<std::size_t>(i)];
       for (int j = 0; j < m_; ++j) Y_host_(j, c) = eig.vectors[static_cast<std::size_t>(i) * m_ + j];
     }
@@ -619,7 +573,6 @@ class Davidson {
     Kokkos::deep_copy(exec_, Y_, Y_host_);
     Kokkos::deep_copy(exec_, theta_, theta_host_);
     exec_.fence();  // the host mirrors are rewritten later in this iteration
-    return eig;
   }
 
   /// Whether active pair c needs no more corrections: its residual is below the tolerance, or it is a
@@ -660,53 +613,37 @@ class Davidson {
     }
   }
 
-  /// The restart's coefficients Q (m_ x nvec, orthonormal columns, into Y_host_) and their blocks: the active
-  /// pairs' Ritz vectors, then (keep_previous) their Ritz vectors of the iteration before, then more Ritz vectors, each
-  /// orthogonalised against those before it (twice) and dropped where it lies in their span. Returns Q's columns.
-  int restart_coefficients(int nvec) {
-    std::vector<std::vector<double>> q;
-    std::vector<int> q_block;
-    const auto offer = [&](std::vector<double> v, int block) {
-      if (static_cast<int>(q.size()) == nvec) return;
-      for (int pass = 0; pass < 2; ++pass) {
-        for (const std::vector<double>& u : q) {
-          double d = 0.0;
-          for (int j = 0; j < m_; ++j) d += u[j] * v[j];
-          for (int j = 0; j < m_; ++j) v[j] -= d * u[j];
-        }
-      }
-      double norm = 0.0;
-      for (int j = 0; j < m_; ++j) norm += v[j] * v[j];
-      norm = std::sqrt(norm);
-      if (norm < 1e-8) return;  // (the previous Ritz vector of a converged pair is its current one)
-      for (int j = 0; j < m_; ++j) v[j] /= norm;
-      q.push_back(std::move(v));
-      q_block.push_back(block);
-    };
+  /// The restart's coefficients Q (m_ x at most nvec, into Y_host_) and their blocks (restart_basis): the active
+  /// pairs' Ritz vectors, then (keep_previous) their Ritz vectors of the iteration before, then more Ritz vectors.
+  std::vector<RestartCandidate> restart_coefficients(int nvec) {
+    std::vector<RestartCandidate> offers;
     const auto ritz = [&](int c) {
-      std::vector<double> v(static_cast<std::size_t>(m_));
-      for (int j = 0; j < m_; ++j) v[j] = Y_host_(j, c);
-      return v;
+      RestartCandidate r{std::vector<double>(static_cast<std::size_t>(m_)), order_block_[static_cast<std::size_t>(c)]};
+      for (int j = 0; j < m_; ++j) r.coefficients[j] = Y_host_(j, c);
+      return r;
     };
-    const int ritz_count = std::min(m_, std::max(active_, keep_));  // the columns ritz_pairs filled
-    for (int c = 0; c < active_; ++c) offer(ritz(c), order_block_[static_cast<std::size_t>(c)]);
+    for (int c = 0; c < active_; ++c) offers.push_back(ritz(c));
     for (int c = 0; c < prev_cols_; ++c) {
-      std::vector<double> v(static_cast<std::size_t>(m_), 0.0);
-      for (int j = 0; j < prev_rows_; ++j) v[j] = prev_[static_cast<std::size_t>(c) * prev_rows_ + j];
-      offer(std::move(v), prev_block_[static_cast<std::size_t>(c)]);
+      const auto first = prev_.begin() + static_cast<std::ptrdiff_t>(c) * prev_rows_;
+      RestartCandidate r{std::vector<double>(first, first + prev_rows_), prev_block_[static_cast<std::size_t>(c)]};
+      r.coefficients.resize(static_cast<std::size_t>(m_), 0.0);
+      offers.push_back(std::move(r));
     }
-    for (int c = active_; c < ritz_count; ++c) offer(ritz(c), order_block_[static_cast<std::size_t>(c)]);
-    for (std::size_t c = 0; c < q.size(); ++c) {
-      for (int j = 0; j < m_; ++j) Y_host_(j, c) = q[c][j];
-      col_block_[c] = q_block[c];
+    const int ritz_count = std::min(m_, std::max(active_, keep_));  // the columns ritz_pairs filled
+    for (int c = active_; c < ritz_count; ++c) offers.push_back(ritz(c));
+    std::vector<RestartCandidate> Q = restart_basis(std::move(offers), nvec);
+    for (std::size_t c = 0; c < Q.size(); ++c) {
+      for (int j = 0; j < m_; ++j) Y_host_(j, c) = Q[c].coefficients[j];
+      col_block_[c] = Q[c].block;
     }
-    return static_cast<int>(q.size());
+    return Q;
   }
 
   /// V <- V Q, AV <- AV Q (Q: restart_coefficients), G <- Q^T G Q: no extra product with A. In place where Q has at
   /// most in_place_columns columns, else through the scratch W.
   void restart(int nvec) {
-    const int kept = restart_coefficients(nvec);
+    const std::vector<RestartCandidate> Q = restart_coefficients(nvec);
+    const int kept = static_cast<int>(Q.size());
     Kokkos::deep_copy(exec_, Y_, Y_host_);
     for (const Basis& B : {V_, AV_}) {
       if (kept <= in_place_columns) {
@@ -717,25 +654,7 @@ class Davidson {
         Kokkos::deep_copy(exec_, Kokkos::subview(B, Kokkos::ALL(), first), Kokkos::subview(W_, Kokkos::ALL(), first));
       }
     }
-    std::vector<double> GQ(static_cast<std::size_t>(m_) * kept, 0.0);  // G Q, row-major m_ x kept
-    for (int i = 0; i < m_; ++i) {
-      for (int j = 0; j < m_; ++j) {
-        const double gij = g(i, j);
-        for (int c = 0; c < kept; ++c) GQ[static_cast<std::size_t>(i) * kept + c] += gij * Y_host_(j, c);
-      }
-    }
-    std::vector<double> G(static_cast<std::size_t>(kept) * kept, 0.0);  // Q^T G Q
-    for (int a = 0; a < kept; ++a) {
-      for (int b = 0; b < kept; ++b) {
-        double sum = 0.0;
-        for (int i = 0; i < m_; ++i) sum += Y_host_(i, a) * GQ[static_cast<std::size_t>(i) * kept + b];
-        G[static_cast<std::size_t>(a) * kept + b] = sum;
-      }
-    }
-    std::fill(G_.begin(), G_.end(), 0.0);
-    for (int a = 0; a < kept; ++a) {
-      for (int b = 0; b < kept; ++b) g(a, b) = 0.5 * (G[a * kept + b] + G[b * kept + a]);
-    }
+    restart_projection(G_, static_cast<std::size_t>(max_sub_), Q);
     // the active pairs' Ritz vectors are now the basis' first columns: the previous ones of the next iteration
     for (int c = 0; c < kept; ++c) {
       for (int j = 0; j < kept; ++j) Y_host_(j, c) = j == c ? 1.0 : 0.0;
@@ -826,41 +745,39 @@ class Davidson {
 
 }  // namespace impl
 
-/// Lowest `opts.num_roots` eigenpairs of the symmetric operator `op` by Davidson's method with the
-/// diagonal preconditioner t = (D - theta)^-1 r.
+/// Lowest `opts.num_roots` eigenpairs of the symmetric operator `op` by Davidson's method with the diagonal
+/// preconditioner t = (D - theta)^-1 r.
 ///
-/// `op` is either a cispmv matrix in any format (then its products run through one SpmvPlan made
-/// with `opts.spmv`), or an operator (cispmv/operator.hpp: an SpmvPlan, ci::FactoredHamiltonian, ...).
-/// `diagonal` holds A's diagonal in a memory space `exec` can access.
+/// `op` is either a cispmv matrix in any format (then its products run through one SpmvPlan made with `opts.spmv`), or
+/// an operator (cispmv/operator.hpp: an SpmvPlan, ci::FactoredHamiltonian, ...). `diagonal` holds A's diagonal in a
+/// memory space `exec` can access.
 ///
-/// Where `exec` cannot reach the operator's memory (the host's execution space for an operator on a GPU), the
-/// solver's vectors live in the memory of `exec` and each product copies its x to the operator's memory and its
-/// y back: a subspace larger than the GPU holds, at the price of two copies a product and vector operations at the
-/// host's speed. DavidsonOptions::memory_budget bounds the solver's vectors (davidson_memory_plan).
+/// Where `exec` cannot reach the operator's memory (the host's execution space for an operator on a GPU), the solver's
+/// vectors live in the memory of `exec` and each product copies its x to the operator's memory and its y back: a
+/// subspace larger than the GPU holds, at the price of two copies a product and vector operations at the host's speed.
+/// DavidsonOptions::memory_budget bounds the solver's vectors (davidson_memory_plan).
 ///
-/// A distributed operator (mpi::DistributedSpmvPlan: num_rows() this process's rows, global_rows(),
-/// first_row(), sum_over_ranks(), gather_from_ranks()) is solved the same way by every process of
-/// its communicator together: vectors, diagonal and eigenvectors are cut like the rows, every
-/// reduction is summed over the processes, and each process solves the same small G, so all of them
-/// take the same steps and return the same eigenvalues.
+/// A distributed operator (mpi::DistributedSpmvPlan: num_rows() this process's rows, global_rows(), first_row(),
+/// sum_over_ranks(), gather_from_ranks()) is solved the same way by every process of its communicator together:
+/// vectors, diagonal and eigenvectors are cut like the rows, every reduction is summed over the processes, and each
+/// process solves the same small G, so all of them take the same steps and return the same eigenvalues.
 ///
-/// The basis V and the products AV = A V are LayoutLeft Views of num_rows x max_subspace in the
-/// operator's memory space (staged: in that of `exec`); every operation runs on `exec`, only the projected matrix G =
-/// V^T A V lives on the host, where jacobi_eigen solves it (per block with DavidsonOptions::row_blocks:
-/// blockwise_eigen). Start: unit vectors on the smallest diagonal entries. Each iteration: Ritz pairs of G, residuals,
-/// stop if all wanted residuals are below the tolerance, else one preconditioned correction per unconverged root, all
-/// of them orthogonalised against V together by block classical Gram-Schmidt applied twice, then against each other
-/// (orthonormalise_block), discarded when (nearly) linearly dependent, normalised and appended. The new vectors of an
-/// iteration (one per unconverged root: a block Davidson) are multiplied together: with an SpmvPlan of CSR, the hybrid
-/// format or csell the matrix is read once for up to 16 of them (SpmvPlan::apply on rank-2 Views), otherwise once per
-/// vector. When the basis would exceed max_subspace it restarts from restart_size vectors: the wanted roots' (and
-/// guards') Ritz vectors, their Ritz vectors of the iteration before (DavidsonOptions::keep_previous), then the next
-/// Ritz vectors, formed in place (AV is combined the same way: no extra product). Like any Krylov-type method it cannot
-/// leave an invariant subspace that holds all its start vectors (a block of the matrix they do not couple to, e.g.
-/// another symmetry): a dense random start vector beside the unit ones is there for that
-/// (DavidsonOptions::random_start; more unit guesses: DavidsonOptions::num_guesses). A NaN in the residuals stops the
-/// solve as not converged. Throws std::invalid_argument on a non-square operator, a diagonal of the wrong size or
-/// impossible options.
+/// The basis V and the products AV = A V are LayoutLeft Views of num_rows x max_subspace in the operator's memory space
+/// (staged: in that of `exec`); every operation runs on `exec`, only the projected matrix G = V^T A V lives on the
+/// host, where jacobi_eigen solves it (per block with DavidsonOptions::row_blocks: blockwise_eigen). Start: unit
+/// vectors on the smallest diagonal entries. Each iteration: Ritz pairs of G, residuals, stop if all wanted residuals
+/// are below the tolerance, else one preconditioned correction per unconverged root, all of them orthogonalised against
+/// V together by block classical Gram-Schmidt applied twice, then against each other (orthonormalise_block), discarded
+/// when (nearly) linearly dependent, normalised and appended. The new vectors of an iteration (one per unconverged
+/// root: a block Davidson) are multiplied together: with an SpmvPlan of CSR, the hybrid format or csell the matrix is
+/// read once for up to 16 of them (SpmvPlan::apply on rank-2 Views), otherwise once per vector. When the basis would
+/// exceed max_subspace it restarts from restart_size vectors: the wanted roots' (and guards') Ritz vectors, their Ritz
+/// vectors of the iteration before (DavidsonOptions::keep_previous), then the next Ritz vectors, formed in place (AV is
+/// combined the same way: no extra product). Like any Krylov-type method it cannot leave an invariant subspace that
+/// holds all its start vectors (a block of the matrix they do not couple to, e.g. another symmetry): a dense random
+/// start vector beside the unit ones is there for that (DavidsonOptions::random_start; more unit guesses:
+/// DavidsonOptions::num_guesses). A NaN in the residuals stops the solve as not converged. Throws std::invalid_argument
+/// on a non-square operator, a diagonal of the wrong size or impossible options.
 template <class Exec, class Operator, class DiagView>
 auto davidson(const Exec& exec, const Operator& op, const DiagView& diagonal, const DavidsonOptions& opts = {}) {
   if constexpr (cispmv::impl::is_cispmv_format<Operator>::value) {
