@@ -120,10 +120,10 @@ struct DavidsonResult {
 struct DavidsonMemoryPlan {
   int active = 0;        ///< pairs that must converge: the roots and the blocks' guards
   int max_subspace = 0;  ///< basis size that triggers a restart
-  int restart_size = 0;  ///< Ritz vectors kept at a restart
+  int restart_size = 0;  ///< vectors kept at a restart
   int basis = 0;         ///< columns of V and AV: 2 max_subspace
-  /// the residuals (the eigenvectors at the end): active; and a restart's scratch, keep, where it keeps more than
-  /// impl::in_place_columns (a restart forms fewer in place)
+  /// the residuals (the eigenvectors at the end): active; and a restart's scratch, max(active, keep), where that is
+  /// more than impl::in_place_columns (a restart forms fewer in place)
   int work = 0;
   int blocks = 0;             ///< the row-major buffers of block products (operators with a block apply)
   int staged = 0;             ///< x and y of the products in the operator's memory, where it is not the solver's (2)
@@ -171,7 +171,8 @@ DavidsonMemoryPlan davidson_memory_plan(std::size_t rows, const DavidsonOptions&
     p.restart_size =
         std::min(m - p.active, std::max(p.active, opts.restart_size > 0 ? opts.restart_size : 2 * p.active));
     p.basis = 2 * m;
-    p.work = p.active + (p.restart_size > impl::in_place_columns ? p.restart_size : 0);
+    const int kept = std::max(p.active, p.restart_size);  // at most what a restart keeps (the solver's W, if any)
+    p.work = p.active + (kept > impl::in_place_columns ? kept : 0);
     p.blocks = blocks;
     p.bytes = p.vector_bytes * p.vectors() + (guards > 0 ? static_cast<double>(rows) * sizeof(int) : 0.0);
   };
