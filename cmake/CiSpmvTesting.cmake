@@ -34,4 +34,21 @@ function(cispmv_add_backend_test backend bodies)
   target_compile_definitions(cispmv_test_${lower} PRIVATE
     CISPMV_TEST_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/data")
   add_test(NAME ${lower} COMMAND cispmv_test_${lower})
+  cispmv_test_processors(${lower} ${backend})
+endfunction()
+
+# cispmv_test_processors(TEST BACKEND): what `ctest -j N` reserves for a test. The Serial tests run on one thread
+# (their host-side helpers too: OMP_NUM_THREADS=1, the same time on 2 cores), so they run beside a consumer's build or
+# a one-rank MPI test; a test on the OpenMP host space (the OpenMP and host tests; the CUDA ones' host oracles)
+# takes every core, and runs alone.
+function(cispmv_test_processors name backend)
+  if(backend STREQUAL "SERIAL")
+    set_tests_properties(${name} PROPERTIES PROCESSORS 1 ENVIRONMENT OMP_NUM_THREADS=1)
+  else()
+    include(ProcessorCount)
+    ProcessorCount(cores)
+    if(cores GREATER 1)
+      set_tests_properties(${name} PROPERTIES PROCESSORS ${cores})
+    endif()
+  endif()
 endfunction()
