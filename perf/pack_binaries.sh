@@ -32,7 +32,8 @@ if [ "$targets" = all ]; then
   find "$tmp/$tree" -type f -perm -u+x -exec sh -c 'file -b "$1" | grep -q ELF && strip "$1"' _ {} \;
   mkdir -p "$tmp/.deps/$preset"
   cp -a ".deps/$preset/install" "$tmp/.deps/$preset/"
-  programs="src/app/cispmv perf/spmv_bench"
+  programs=""  # (those the tree has: a tree configured with CISPMV_ENABLE_PERF=OFF has no spmv_bench)
+  for p in src/app/cispmv perf/spmv_bench; do [ ! -f "$tree/$p" ] || programs="$programs $p"; done
 else
   cmake --build "$tree" --target $targets
   programs=""
