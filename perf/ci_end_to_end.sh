@@ -8,7 +8,8 @@
 #
 # Default FCIDUMPs: unit_tests/data/h2o_631g_fc.fcidump (245,025 determinants) and
 # unit_tests/data/h2o_631g.fcidump (1,656,369 determinants, 1.09e9 nonzeros, 13 GB in CSR).
-# PySCF is optional (pip install pyscf): without it its columns say "not run".
+# PySCF is optional (pip install pyscf): without it its columns say "not run". CI_ARGS: more options of
+# `cispmv ci`, e.g. CI_ARGS=--singlet (the states direct_spin0 keeps, c = c^T).
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${1:?usage: perf/ci_end_to_end.sh OUT_DIR [BUILD_DIR] [FCIDUMP ...]}
@@ -28,9 +29,9 @@ table="$out/ci_end_to_end.md"
 } >"$table"
 for f in "${files[@]}"; do
   name=$(basename "$f" .fcidump)
-  echo "=== cispmv ci $f --level 99 --all-irreps"
+  echo "=== cispmv ci $f --level 99 --all-irreps ${CI_ARGS:-}"
   /usr/bin/time -f '%e %M' -o "$out/time-$name.txt" \
-    "$cli" ci "$f" --level 99 --all-irreps --json "$out/ci-$name.json" | tee "$out/ci-$name.txt"
+    "$cli" ci "$f" --level 99 --all-irreps ${CI_ARGS:-} --json "$out/ci-$name.json" | tee "$out/ci-$name.txt"
   read -r wall rss_kb <"$out/time-$name.txt"
   py_wall="not run" py_rss="not run" py_e="not run"
   if [ $have_pyscf = 1 ]; then

@@ -10,6 +10,7 @@
 #include "cispmv/ci/hamiltonian.hpp"
 #include "cispmv/ci/rdm.hpp"
 #include "cispmv/ci/reference.hpp"
+#include "cispmv/ci/singlet.hpp"
 #include "cispmv/ci/slater_condon.hpp"
 #include "cispmv/ci/string_addressing.hpp"
 #include "cispmv/ci/structure.hpp"

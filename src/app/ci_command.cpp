@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <iomanip>
 #include <limits>
@@ -61,6 +62,16 @@ void check_options(const CiCommandOptions& options) {
     if (!probe) throw std::runtime_error("cispmv ci: cannot write the --json file " + options.json);
   }
   if (!options.save_vectors.empty()) check_vector_file_writable(options.save_vectors);
+  if (options.singlet && (options.format != "auto" && options.format != "factored")) {
+    throw std::invalid_argument("cispmv ci: --singlet multiplies the factored Hamiltonian, not --format " +
+                                options.format);
+  }
+  if (options.singlet &&
+      (!options.write_mtx.empty() || !options.save_vectors.empty() || !options.start_vectors.empty())) {
+    throw std::invalid_argument(
+        "cispmv ci: --singlet keeps half-length vectors and never assembles the matrix: no --write-mtx, "
+        "--save-vectors or --start-vectors with it");
+  }
 }
 
 /// Errors of the libraries about this input name the file they come from.
@@ -140,9 +151,13 @@ double factored_operator_bytes(const FciDump& dump) {
 /// not even the smallest fits there (or --subspace host), in host memory, each product's x and y copied to the
 /// device. Sets run.davidson_budget and run.host_subspace; returns the plan, `fits` false where neither holds it.
 solvers::DavidsonMemoryPlan plan_factored_memory(CiRun& run, double determinants, int guards) {
-  const auto rows = static_cast<std::size_t>(determinants);
-  const double vector = determinants * sizeof(double);
-  const double op = factored_operator_bytes(run.dump);
+  // --singlet: the Davidson's vectors half as long (and a row's own strings), the operator three of the space's vectors
+  // and two indices a packed row more
+  const double packed = 0.5 * determinants + std::sqrt(determinants);
+  const auto rows = static_cast<std::size_t>(run.options.singlet ? packed : determinants);
+  const double vector = static_cast<double>(rows) * sizeof(double);
+  const double op = factored_operator_bytes(run.dump) +
+                    (run.options.singlet ? 3.0 * determinants * sizeof(double) + 8.0 * packed : 0);
   solvers::DavidsonOptions o = davidson_options(run);
   o.row_blocks.clear();
   const std::string where = run.options.subspace;
@@ -202,7 +217,15 @@ void plan_before_space(CiRun& run) {
   const double listed = count * (sizeof(Determinant) + 2 * sizeof(std::int32_t));
   // (the factored Hamiltonian needs less than any assembled matrix beside the same vectors: where its memory plan
   // does not fit, nothing does, and the plan says so)
-  if (may_fall_back && options.level >= dump.num_electrons && options.roots <= 5) {
+  if (options.singlet && dump.ms2 != 0) {
+    throw std::invalid_argument("cispmv ci: --singlet needs M_S = 0 (the FCIDUMP's MS2 is " + std::to_string(dump.ms2) +
+                                ")");
+  }
+  if (options.singlet) {
+    run.factored = true;  // (--format auto or factored: check_options)
+    out << "--singlet: the factored Hamiltonian on the vectors symmetric under the exchange of alpha and beta"
+        << std::endl;
+  } else if (may_fall_back && options.level >= dump.num_electrons && options.roots <= 5) {
     choose_factored("full CI on " + std::string(Exec::name()) +
                     " (its products are as fast as the assembled matrix's or faster, and no matrix is built)");
   } else if (may_fall_back && listed > 0.9 * run.host_have) {
@@ -438,6 +461,9 @@ int ci_command(const CiCommandOptions& options, std::ostream& text_out) {
   if ((options.distributed || mpi_world_size() > 1) &&
       (!options.start_vectors.empty() || !options.save_vectors.empty()))
     throw std::invalid_argument("cispmv ci: --start-vectors and --save-vectors work in one process, not under mpirun");
+  if (options.singlet && (options.distributed || options.spmv_repetitions > 0 || mpi_world_size() > 1)) {
+    throw std::invalid_argument("cispmv ci: --singlet runs in one process, not on the distributed code path");
+  }
   if (options.distributed || options.spmv_repetitions > 0) {
     if (!mpi_running()) {
       throw std::invalid_argument(

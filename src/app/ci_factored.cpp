@@ -1,17 +1,63 @@
 // `cispmv ci` with the factored Hamiltonian (ci/factored.hpp): built from the integrals and string lists on the
-// execution space, never assembled, and the Davidson on it.
+// execution space, never assembled, and the Davidson on it; with --singlet on the packed vectors of ci/singlet.hpp.
 #include "ci_run.hpp"
 
 #include "cispmv/ci/factored.hpp"
+#include "cispmv/ci/singlet.hpp"
 
 #include <algorithm>
 #include <iomanip>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cispmv::app {
 
+namespace {
+
+// --singlet: the factored Hamiltonian on the packed vectors (ci::SingletHamiltonian), the diagonal and the irreps'
+// blocks at their rows
+int solve_singlet(CiRun& run) {
+  using Exec = CiRun::Exec;
+  Kokkos::Timer timer;
+  ci::FactoredOptions fopt;
+  fopt.drop_tolerance = run.options.drop_tolerance;
+  const auto P = allocating("the singlet's factored Hamiltonian and packing", "",
+                            [&] { return ci::SingletHamiltonian<Exec>(Exec(), run.dump, run.space, fopt); });
+  const auto n = static_cast<std::size_t>(P.num_rows());
+  const std::string what = "the diagonal (" + format_bytes(8.0 * static_cast<double>(run.space.size())) + ")";
+  Kokkos::View<double*, Exec::memory_space> diagonal(Kokkos::view_alloc(Kokkos::WithoutInitializing, "diagonal"), n);
+  {
+    const auto full = allocating(what, "", [&] { return ci::hamiltonian_diagonal(Exec(), run.dump, run.space); });
+    P.gather(full, diagonal);
+  }
+  if (!run.blocks.empty()) {  // each packed row in the irrep of its determinants (a determinant's transpose shares it)
+    const std::vector<std::int32_t> rep = P.representatives();
+    std::vector<int> blocks(n);
+    for (std::size_t k = 0; k < n; ++k) blocks[k] = run.blocks[static_cast<std::size_t>(rep[k])];
+    run.blocks = std::move(blocks);
+  }
+  Kokkos::fence();
+  run.timings.hamiltonian = timer.seconds();
+  const auto& F = P.factored();
+  run.out << "hamiltonian: factored, never assembled, singlet: " << format_bytes(static_cast<double>(P.bytes()))
+          << " of string lists, integrals and the space's three vectors on " << Exec::name() << ", built in "
+          << std::fixed << std::setprecision(3) << run.timings.hamiltonian << " s (diagonal included); "
+          << std::defaultfloat << n << " packed rows (a determinant and its transpose a row) of " << run.space.size()
+          << " determinants; half of " << F.alpha_beta_terms() << " alpha-beta terms a product, pairs of other irreps "
+          << (F.uses_symmetry() ? "skipped" : "visited") << std::endl;
+  if (run.host_subspace) {
+    const auto on_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), diagonal);
+    return solve_and_report<Kokkos::DefaultHostExecutionSpace>(run, P, "factored Hamiltonian, singlet", "factored",
+                                                               on_host);
+  }
+  return solve_and_report(run, P, "factored Hamiltonian, singlet", "factored", diagonal);
+}
+
+}  // namespace
+
 int solve_factored(CiRun& run) {
+  if (run.options.singlet) return solve_singlet(run);
   using Exec = CiRun::Exec;
   Kokkos::Timer timer;
   ci::FactoredOptions fopt;

@@ -72,6 +72,7 @@ struct CiCommandOptions {
   int staging_pieces = 0;    ///< under mpirun, host staging: pieces of x's exchange (0: automatic)
   bool distributed = false;  ///< under mpirun: the distributed code path also on one rank (scaling baselines)
   int spmv_repetitions = 0;  ///< under mpirun: products timed after the solve (the distributed SpMV benchmark)
+  bool singlet = false;      ///< only states symmetric under the exchange of alpha and beta (ci::SingletHamiltonian)
 };
 
 /// A .mtx / .cispmv file, or a suite matrix generated on the fly; `description` says which.

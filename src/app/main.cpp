@@ -114,6 +114,10 @@ void add_ci_command(CLI::App& cli, Commands& c) {
       ->check(CLI::Range(1e-14, 1.0));
   c.ci_cmd->add_option("--max-iterations", c.ci.max_iterations, "Davidson iterations")->check(CLI::Range(1, 100000));
   c.ci_cmd->add_flag("!--all-irreps", c.ci.restrict_to_isym, "keep determinants of every irreducible representation");
+  c.ci_cmd->add_flag("--singlet", c.ci.singlet,
+                     "only states whose vector is symmetric under the exchange of alpha and beta strings (singlets, "
+                     "quintets, ...; no triplets), as PySCF's direct_spin0: M_S = 0 and a closed-shell reference; "
+                     "the factored Hamiltonian on half-length vectors, half its terms a product");
   c.ci_cmd->add_option("--alpha", c.ci.occupied_alpha,
                        "reference: occupied alpha orbitals, 1-based, e.g. 1-4,6 (with --beta; default: aufbau)");
   c.ci_cmd->add_option("--beta", c.ci.occupied_beta, "reference: occupied beta orbitals, 1-based");

@@ -1,5 +1,6 @@
 // `cispmv ci`: the report, the refusals before anything large is built, csell built in blocks, the factored
-// Hamiltonian where the matrix does not fit, the JSON file and a requested reference.
+// Hamiltonian where the matrix does not fit, the JSON file and a requested reference, the singlet on half-length
+// vectors.
 #include <gtest/gtest.h>
 #include <Kokkos_Core.hpp>
 
@@ -396,4 +397,55 @@ TEST(CiCommand, SavesVectorsAndStartsFromThem) {
   EXPECT_THROW(cispmv::app::ci_command(opts, out), std::runtime_error);
   std::remove(path.c_str());
   std::remove(cut.c_str());
+}
+
+// --singlet: the A1 full CI's ground state on the packed vectors is the whole space's, to the printed 1e-10 Eh, in
+// about half the rows; what it cannot do is refused before any work (another format, M_S != 0, the vectors' files).
+TEST(CiCommand, SolvesTheSingletOnHalfLengthVectors) {
+  cispmv::app::CiCommandOptions opts;
+  opts.fcidump = data_path("h2o_631g_fc.fcidump");  // A1 full CI: 61,441 determinants
+  opts.level = 8;
+  const auto ground = [](const std::string& text) {  // the first root's line: "   1   eigenvalue   total   residual"
+    const auto at = text.find("\n     1 ");
+    return at == std::string::npos ? std::string() : text.substr(at, text.find('\n', at + 1) - at);
+  };
+  const auto total = [&](const std::string& text) {
+    std::istringstream line(ground(text));
+    int root = 0;
+    double eigenvalue = 0.0, energy = 0.0;
+    line >> root >> eigenvalue >> energy;
+    return energy;
+  };
+  std::ostringstream whole;
+  ASSERT_EQ(cispmv::app::ci_command(opts, whole), 0) << whole.str();
+  opts.singlet = true;
+  std::ostringstream singlet;
+  ASSERT_EQ(cispmv::app::ci_command(opts, singlet), 0) << singlet.str();
+  const std::string text = singlet.str();
+  EXPECT_NEAR(total(text), total(whole.str()), 1.5e-10) << text;
+  EXPECT_NEAR(total(text), -76.119955187921, 1e-9) << text;  // PySCF's direct_spin0
+  // (61,441 + the 495 determinants of two alike strings, each its own transpose) / 2
+  EXPECT_NE(text.find("30968 packed rows"), std::string::npos) << text;
+  EXPECT_NE(text.find("factored Hamiltonian, singlet"), std::string::npos) << text;
+  std::ostringstream refused;
+  opts.format = "csr";
+  EXPECT_THROW(cispmv::app::ci_command(opts, refused), std::invalid_argument);
+  opts.format = "auto";
+  opts.save_vectors = "never-written.vec";
+  EXPECT_THROW(cispmv::app::ci_command(opts, refused), std::invalid_argument);
+  opts.save_vectors.clear();
+  // M_S = 1 (MS2 = 2): refused once the FCIDUMP is read
+  std::ifstream in(opts.fcidump);
+  std::string dump((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  dump.replace(dump.find("MS2=0"), 5, "MS2=2");
+  const std::string path = ::testing::TempDir() + "cispmv_singlet_ms2.fcidump";
+  std::ofstream(path) << dump;
+  opts.fcidump = path;
+  try {
+    cispmv::app::ci_command(opts, refused);
+    ADD_FAILURE() << "MS2 = 2 not refused";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("--singlet needs M_S = 0"), std::string::npos) << e.what();
+  }
+  std::remove(path.c_str());
 }

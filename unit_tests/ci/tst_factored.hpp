@@ -10,6 +10,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "cispmv/ci.hpp"
+#include "cispmv/ci/singlet.hpp"
 #include "test_utils.hpp"
 
 #include <algorithm>
@@ -34,10 +35,12 @@ struct Space {
   int level;
   bool restrict_to_isym;
   bool break_symmetry;
-  int ms2;  // N_alpha - N_beta: 2 and 4 give alpha and beta strings of different lengths
+  int ms2;       // N_alpha - N_beta: 2 and 4 give alpha and beta strings of different lengths
+  int isym = 0;  // the space's irrep with restrict_to_isym (0: the FCIDUMP's ISYM)
   std::string name() const {
     return std::string(file) + " level " + std::to_string(level) + (restrict_to_isym ? " one irrep" : " all irreps") +
-           (break_symmetry ? " broken symmetry" : "") + " MS2 " + std::to_string(ms2);
+           (break_symmetry ? " broken symmetry" : "") + " MS2 " + std::to_string(ms2) +
+           (isym > 0 ? " ISYM " + std::to_string(isym) : "");
   }
 };
 const std::vector<Space> spaces{{"lih_sto3g", 4, false, false, 0},       {"h2o_631g_fc", 2, true, false, 0},
@@ -60,6 +63,7 @@ struct Oracle {
     dump = cispmv::ci::read_fcidump(std::string(CISPMV_TEST_DATA_DIR) + "/" + s.file + ".fcidump");
     if (s.break_symmetry) dump.set_two(0, 1, 0, 0, 1e-3);  // orbitals 0 and 1 of different irreps
     dump.ms2 = s.ms2;
+    if (s.isym > 0) dump.isym = s.isym;
     space = cispmv::ci::make_determinant_space(dump, s.level, s.restrict_to_isym);
     H = cispmv::ci::build_hamiltonian(dump, space, 0.0);
     n = H.num_rows;
@@ -243,6 +247,79 @@ TEST(TEST_CATEGORY, FactoredDiagonalIsTheAssembledDiagonal) {
   cispmv::ci::FciDump other = cispmv::ci::read_fcidump(std::string(CISPMV_TEST_DATA_DIR) + "/h2_sto3g.fcidump");
   const Oracle o(spaces[0]);
   EXPECT_THROW((void)cispmv::ci::hamiltonian_diagonal(TEST_EXECSPACE(), other, o.space), std::invalid_argument);
+}
+
+// The singlet's products (FactoredOptions::singlet, ci::SingletHamiltonian): for a vector with c(a, b) = c(b, a),
+// unpacked from a random packed one, the half product's T + T^T is the assembled H c, exactly symmetric; the packed
+// product is S^T H c (y = 0.5 y + 1.5 S^T H S p); the packing keeps norms. In the M_S = 0 spaces of the tests (full,
+// truncated, one irrep (A1, and a full CI of B1, where no determinant is its own transpose), broken symmetry); spaces
+// of M_S != 0, a truncated space of an open-shell reference (B2's) and the switches of other kernels are refused.
+TEST(TEST_CATEGORY, SingletProductIsTheProductOfSymmetricVectors) {
+  std::vector<Space> singlet_spaces;
+  for (const Space& s : spaces)
+    if (s.ms2 == 0) singlet_spaces.push_back(s);
+  singlet_spaces.push_back({"h2o_631g_fc", 8, true, false, 0, 2});
+  for (const Space& s : singlet_spaces) {
+    SCOPED_TRACE(s.name());
+    const Oracle o(s);
+    const cispmv::ci::SingletHamiltonian<TEST_EXECSPACE> P(TEST_EXECSPACE(), o.dump, o.space);
+    const int np = P.num_rows();
+    ASSERT_EQ(P.space_rows(), o.n);
+    ASSERT_GE(2 * np, o.n);
+    HostVec hp("p", np), hq("q", np);
+    cispmv::test::Rng rng(29);
+    for (int k = 0; k < np; ++k) {
+      hp(k) = rng.uniform() - 0.5;
+      hq(k) = rng.uniform() - 0.5;
+    }
+    DevVec p("p", np), c("c", o.n);
+    Kokkos::deep_copy(p, hp);
+    Kokkos::deep_copy(c, std::numeric_limits<double>::quiet_NaN());
+    P.unpack(p, c);
+    const auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c);
+    double norm_p = 0.0, norm_c = 0.0;
+    for (int k = 0; k < np; ++k) norm_p += hp(k) * hp(k);
+    for (int r = 0; r < o.n; ++r) norm_c += hc(r) * hc(r);
+    EXPECT_NEAR(norm_c, norm_p, 1e-12 * norm_p) << "the packing is an isometry";
+    // H c on the host, and c symmetric: each determinant's transpose holds its value
+    HostVec want("want", o.n);
+    double scale = 0.0;
+    for (int r = 0; r < o.n; ++r) {
+      double sum = 0.0, mag = 0.0;
+      for (std::size_t k = o.H.row_ptr(r); k < o.H.row_ptr(r + 1); ++k) {
+        sum += o.H.values(k) * hc(o.H.col_idx(k));
+        mag += std::abs(o.H.values(k) * hc(o.H.col_idx(k)));
+      }
+      want(r) = sum;
+      scale = std::max(scale, mag);
+    }
+    const HostVec got = product(P.factored(), c);
+    for (int r = 0; r < o.n; ++r) ASSERT_NEAR(got(r), want(r), 1e-13 * scale) << "T + T^T = H c, row " << r;
+    const std::vector<std::int32_t> rep = P.representatives(), partner = P.partners();
+    const DevVec q("q", np);
+    Kokkos::deep_copy(q, hq);
+    P.apply(1.5, p, 0.5, q);
+    const auto gq = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), q);
+    for (int k = 0; k < np; ++k) {
+      const std::size_t i = static_cast<std::size_t>(rep[static_cast<std::size_t>(k)]);
+      const double weight =
+          rep[static_cast<std::size_t>(k)] == partner[static_cast<std::size_t>(k)] ? 1.0 : std::sqrt(2.0);
+      ASSERT_EQ(hc(i), hc(static_cast<std::size_t>(partner[static_cast<std::size_t>(k)]))) << "c symmetric";
+      ASSERT_NEAR(gq(k), 0.5 * hq(k) + 1.5 * weight * want(i), 1e-13 * scale * 2) << "packed row " << k;
+    }
+  }
+  for (const Space& s : {spaces[8], Space{"h2o_631g_fc", 3, true, false, 0, 4}}) {
+    SCOPED_TRACE(s.name());  // MS2 2: alpha and beta strings of different lengths; B2's open-shell reference
+    const Oracle refused(s);
+    EXPECT_THROW(cispmv::ci::SingletHamiltonian<TEST_EXECSPACE>(TEST_EXECSPACE(), refused.dump, refused.space),
+                 std::invalid_argument);
+  }
+  const Oracle o(spaces[0]);
+  Tuning scatter;
+  scatter.kernel = Kernel::scatter;
+  cispmv::ci::FactoredOptions singlet;
+  singlet.singlet = true;
+  EXPECT_THROW(Factored(TEST_EXECSPACE(), o.dump, o.space, singlet, scatter), std::invalid_argument);
 }
 
 // The same-spin terms and the alpha-beta sum (FactoredTuning::terms) add up to the product, and neither is the

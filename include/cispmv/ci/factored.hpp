@@ -29,7 +29,8 @@
 /// tables and their Views), scatter_kernel.hpp and tile_kernel.hpp (the alpha-beta kernels of GPUs and of CPUs with
 /// AVX-512), same_spin.hpp (the same-spin terms every team ends with), gathered_gemm.hpp and warp_mma.hpp (the
 /// same-spin terms as dense products on the tensor cores), policy.hpp (every automatic choice), diagonal.hpp (the
-/// diagonal, formed where the vectors live); the tables are built in src/ci/factored/.
+/// diagonal, formed where the vectors live); the tables are built in src/ci/factored/. With FactoredOptions::singlet,
+/// products for vectors with c(a, b) = c(b, a) from half the terms (ci/singlet.hpp packs such vectors).
 
 #include <Kokkos_Core.hpp>
 
@@ -68,6 +69,76 @@ class FactoredHamiltonian {
   /// what the packed lists address (2^19 beta strings or more). `tuning`: internal switches (tests, benchmarks).
   FactoredHamiltonian(const Exec& exec, const FciDump& integrals, const DeterminantSpace& space,
                       const FactoredOptions& options = {}, const impl::FactoredTuning& tuning = {})
+      : FactoredHamiltonian(exec, integrals, space, options, singlet_tuning(options, tuning), 0) {}
+
+  int num_rows() const { return static_cast<int>(rows_); }
+  int num_cols() const { return static_cast<int>(rows_); }
+  /// Bytes of the lists and integrals in Exec's memory (the assembled matrix's would be ~12 per nonzero).
+  std::size_t bytes() const { return bytes_; }
+  /// Beta entries one product visits in the alpha-beta sum (times the alpha replacements they serve).
+  std::size_t alpha_beta_terms() const { return terms_; }
+  /// Whether pairs of orbitals of different irreps are skipped (ORBSYM obeyed by the integrals).
+  bool uses_symmetry() const { return symmetry_; }
+  /// Whether products are the singlet's (FactoredOptions::singlet: for vectors with c(a, b) = c(b, a) only).
+  bool singlet() const { return d_.singlet; }
+  /// The tables the kernels read (the string ranges and addresses, in Exec's memory).
+  const impl::FactoredData<memory_space>& tables() const { return d_; }
+  /// Alpha replacements per batch (FactoredTuning::batch).
+  int batch() const { return d_.batch; }
+  /// The alpha-beta kernel products run (never `automatic`), and whether `scatter` walks the replacement lists.
+  Kernel kernel() const { return layout_.kernel; }
+  bool scatter_lists() const { return layout_.lists; }
+  /// The team size of the alpha-beta kernel, and the most teams an alpha string takes.
+  int team_size() const { return launch_.team_size; }
+  int slots() const { return launch_.slots; }
+  /// Whether the same-spin terms are dense products (FactoredTuning::SameSpinPass::gemm), and those products'
+  /// floating-point operations in one product (2 m k n over the dense blocks; 0 without them).
+  bool same_spin_gemm() const { return launch_.gemm; }
+  double same_spin_flops() const { return same_spin_flops_; }
+  /// The dense products' tiles (teams) in the smaller of their two launches (0 without them).
+  int same_spin_tiles() const { return impl::GatheredGemmHost::smallest_launch(gemm_launches_); }
+  /// Whether the dense products run beside the alpha-beta kernel (FactoredTuning::Launches::concurrent).
+  bool concurrent_launches() const { return launch_.concurrent; }
+  /// Copies of an alpha string's row the scatter kernel's teams add into: 1, or one for each warp.
+  int row_copies() const { return launch_.row_copies; }
+  /// Whether the teams run largest first (FactoredTuning::TaskOrder), and their estimated work in launch order.
+  bool largest_first() const { return launch_.largest_first; }
+  const std::vector<double>& team_work() const { return launch_.task_work; }
+
+  /// y = beta * y + alpha * H x (x and y: rank-1 Views of num_rows() entries in memory_space; y may not
+  /// alias x).
+  template <class XView, class YView>
+  void apply(double alpha, const XView& x, double beta, const YView& y) const {
+    if (static_cast<std::int64_t>(x.extent(0)) != rows_ || static_cast<std::int64_t>(y.extent(0)) != rows_) {
+      throw std::invalid_argument("cispmv::ci::FactoredHamiltonian::apply: x has " + std::to_string(x.extent(0)) +
+                                  " entries and y " + std::to_string(y.extent(0)) + ", the space " +
+                                  std::to_string(rows_) + " determinants");
+    }
+    // teams that add their terms into y (scaled by beta first): several teams an alpha string, or kernels at once
+    const bool adds = launch_.slots > 1 || launch_.concurrent;
+    if (d_.singlet) {  // T into half_, then y = beta y + alpha (T + T^T)
+      if (adds) scale(0.0, half_);
+      launch(1.0, x, 0.0, half_, adds);
+      Kokkos::parallel_for("cispmv::ci::factored_singlet", Kokkos::RangePolicy<Exec>(exec_, 0, na_),
+                           impl::FactoredSymmetrize<memory_space, decltype(half_), YView>{d_, half_, y, alpha, beta});
+      return;
+    }
+    if ((launch_.gemm && !d_.alpha_beta) || adds) scale(beta, y);
+    try {
+      launch(alpha, x, beta, y, adds);
+    } catch (...) {
+      for (const auto& side : side_) side.join(exec_);  // (what the side streams took still comes before later work)
+      throw;
+    }
+    for (const auto& side : side_) side.join(exec_);
+  }
+
+ private:
+  static constexpr bool gpu = impl::is_gpu_space_v<Exec>;
+
+  // the constructor, once singlet_tuning has set the switches
+  FactoredHamiltonian(const Exec& exec, const FciDump& integrals, const DeterminantSpace& space,
+                      const FactoredOptions& options, const impl::FactoredTuning& tuning, int)
       : exec_(exec) {
     layout_ = impl::choose_factored_layout<Exec>(tuning);
     impl::FactoredHost h =
@@ -108,61 +179,26 @@ class FactoredHamiltonian {
     task_part_ = impl::factored_view<std::int32_t, memory_space>("task_part", launch_.task_part);
     task_parts_ = impl::factored_view<std::int32_t, memory_space>("task_parts", launch_.task_parts);
     bytes_ += 12 * launch_.task_ia.size();
+    if (options.singlet) {
+      half_ = Kokkos::View<double*, memory_space>(Kokkos::view_alloc(exec_, "cispmv::factored::singlet_half"),
+                                                  static_cast<std::size_t>(rows_));
+      bytes_ += sizeof(double) * static_cast<std::size_t>(rows_);
+    }
+    na_ = h.na;
   }
 
-  int num_rows() const { return static_cast<int>(rows_); }
-  int num_cols() const { return static_cast<int>(rows_); }
-  /// Bytes of the lists and integrals in Exec's memory (the assembled matrix's would be ~12 per nonzero).
-  std::size_t bytes() const { return bytes_; }
-  /// Beta entries one product visits in the alpha-beta sum (times the alpha replacements they serve).
-  std::size_t alpha_beta_terms() const { return terms_; }
-  /// Whether pairs of orbitals of different irreps are skipped (ORBSYM obeyed by the integrals).
-  bool uses_symmetry() const { return symmetry_; }
-  /// Alpha replacements per batch (FactoredTuning::batch).
-  int batch() const { return d_.batch; }
-  /// The alpha-beta kernel products run (never `automatic`), and whether `scatter` walks the replacement lists.
-  Kernel kernel() const { return layout_.kernel; }
-  bool scatter_lists() const { return layout_.lists; }
-  /// The team size of the alpha-beta kernel, and the most teams an alpha string takes.
-  int team_size() const { return launch_.team_size; }
-  int slots() const { return launch_.slots; }
-  /// Whether the same-spin terms are dense products (FactoredTuning::SameSpinPass::gemm), and those products'
-  /// floating-point operations in one product (2 m k n over the dense blocks; 0 without them).
-  bool same_spin_gemm() const { return launch_.gemm; }
-  double same_spin_flops() const { return same_spin_flops_; }
-  /// The dense products' tiles (teams) in the smaller of their two launches (0 without them).
-  int same_spin_tiles() const { return impl::GatheredGemmHost::smallest_launch(gemm_launches_); }
-  /// Whether the dense products run beside the alpha-beta kernel (FactoredTuning::Launches::concurrent).
-  bool concurrent_launches() const { return launch_.concurrent; }
-  /// Copies of an alpha string's row the scatter kernel's teams add into: 1, or one for each warp.
-  int row_copies() const { return launch_.row_copies; }
-  /// Whether the teams run largest first (FactoredTuning::TaskOrder), and their estimated work in launch order.
-  bool largest_first() const { return launch_.largest_first; }
-  const std::vector<double>& team_work() const { return launch_.task_work; }
-
-  /// y = beta * y + alpha * H x (x and y: rank-1 Views of num_rows() entries in memory_space; y may not
-  /// alias x).
-  template <class XView, class YView>
-  void apply(double alpha, const XView& x, double beta, const YView& y) const {
-    if (static_cast<std::int64_t>(x.extent(0)) != rows_ || static_cast<std::int64_t>(y.extent(0)) != rows_) {
-      throw std::invalid_argument("cispmv::ci::FactoredHamiltonian::apply: x has " + std::to_string(x.extent(0)) +
-                                  " entries and y " + std::to_string(y.extent(0)) + ", the space " +
-                                  std::to_string(rows_) + " determinants");
+  // FactoredOptions::singlet: the tile kernel and the same-spin lists (the half product is theirs); throws on switches
+  // that ask for others
+  static impl::FactoredTuning singlet_tuning(const FactoredOptions& options, impl::FactoredTuning tuning) {
+    if (!options.singlet) return tuning;
+    if (tuning.kernel == Kernel::scatter || tuning.same_spin_pass == impl::FactoredTuning::SameSpinPass::gemm) {
+      throw std::invalid_argument(
+          "cispmv::ci::FactoredHamiltonian: the singlet's products are the tile kernel's with the same-spin lists");
     }
-    // teams that add their terms into y (scaled by beta first): several teams an alpha string, or kernels at once
-    const bool adds = launch_.slots > 1 || launch_.concurrent;
-    if ((launch_.gemm && !d_.alpha_beta) || adds) scale(beta, y);
-    try {
-      launch(alpha, x, beta, y, adds);
-    } catch (...) {
-      for (const auto& side : side_) side.join(exec_);  // (what the side streams took still comes before later work)
-      throw;
-    }
-    for (const auto& side : side_) side.join(exec_);
+    tuning.kernel = Kernel::tiles;
+    tuning.same_spin_pass = impl::FactoredTuning::SameSpinPass::lists;
+    return tuning;
   }
-
- private:
-  static constexpr bool gpu = impl::is_gpu_space_v<Exec>;
 
   // apply's launches once y is scaled where `adds` (the teams add into y)
   template <class XView, class YView>
@@ -244,7 +280,7 @@ class FactoredHamiltonian {
            b(h.be_count) + b(h.be_data) + b(h.ab_ptr) + b(h.ab_class) + b(h.ab_ja) + b(h.ab_pair) + b(h.ab_sign) +
            b(h.ab_lo) + b(h.ab_len) + b(h.ab_walked) + b(h.eri) + b(h.cls_ptr) + b(h.cls_pair) + b(h.pair_slot) +
            b(h.table) + b(h.mu_ptr) + b(h.mu_batch) + b(h.mu_ksteps) + b(h.mu_pair) + b(h.mu_pairs) + b(h.mu_lo) +
-           b(h.mu_len);
+           b(h.mu_len) + b(h.a_self) + b(h.q_alpha);
   }
 
   Exec exec_;
@@ -256,7 +292,9 @@ class FactoredHamiltonian {
   std::vector<impl::SideInstance<Exec>> side_;  // their instances, one a launch (launch_.concurrent)
   double same_spin_flops_ = 0.0;
   Kokkos::View<std::int32_t*, memory_space> task_ia_, task_part_, task_parts_;
+  Kokkos::View<double*, memory_space> half_;  // FactoredOptions::singlet: T
   std::int64_t rows_ = 0;
+  int na_ = 0;
   std::size_t terms_ = 0, bytes_ = 0;
   bool symmetry_ = false;
 };

@@ -287,6 +287,47 @@ void same_spin_lists(const Tables& t, FactoredHost& h) {
   slice_lists(vals, 0.0, ptr2, count2, h.bb_val);
 }
 
+// FactoredOptions::singlet: each alpha string's kernel position as a beta string and each position's alpha id; the
+// two spins' strings must be the same, and every determinant's transpose must lie in the space (a truncated space of
+// an open-shell reference, as one of an irrep other than A1 has, holds determinants whose transpose it leaves out).
+void singlet_tables(const Tables& t, FactoredHost& h) {
+  const std::string who = "cispmv::ci::FactoredHamiltonian, singlet: ";
+  if (h.na != h.nb) {
+    throw std::invalid_argument(who + std::to_string(h.na) + " alpha strings and " + std::to_string(h.nb) +
+                                " beta strings: the exchange of alpha and beta strings needs M_S = 0 and the same "
+                                "strings for both spins");
+  }
+  h.singlet = true;
+  h.a_self.assign(static_cast<std::size_t>(h.na), -1);
+  h.q_alpha.assign(static_cast<std::size_t>(h.nb), -1);
+  for (std::size_t a = 0; a < static_cast<std::size_t>(h.na); ++a) {
+    const auto it = t.b_ids.find(t.space.alpha.strings[a]);
+    if (it == t.b_ids.end()) {
+      throw std::invalid_argument(who + "alpha string " + std::to_string(a) + " is not a beta string of the space");
+    }
+    const std::int32_t q = t.q_of[static_cast<std::size_t>(it->second)];
+    h.a_self[a] = q;
+    h.q_alpha[static_cast<std::size_t>(q)] = static_cast<std::int32_t>(a);
+  }
+  // every determinant (a, q): its transpose (q's string as alpha, a's as beta) in the space
+  int outside = 0;
+  Kokkos::parallel_reduce(
+      "cispmv::ci::factored::singlet_check", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, h.na),
+      [&](const int a, int& bad) {
+        const int self = h.a_self[static_cast<std::size_t>(a)];
+        for (int q = h.a_lo[static_cast<std::size_t>(a)]; q < h.a_hi[static_cast<std::size_t>(a)]; ++q) {
+          const auto ja = static_cast<std::size_t>(h.q_alpha[static_cast<std::size_t>(q)]);
+          bad += self < h.a_lo[ja] || self >= h.a_hi[ja];
+        }
+      },
+      outside);
+  if (outside > 0) {
+    throw std::invalid_argument(who + std::to_string(outside) +
+                                " determinants whose alpha and beta strings exchanged lie outside the space (a "
+                                "truncated space of an open-shell reference)");
+  }
+}
+
 // Beta replacements per class of their pair, sliced: E_rr of each occupied r (class 0), then singles.
 void beta_replacements(const Tables& t, FactoredHost& h) {
   const auto npos = static_cast<std::uint32_t>(factored_position_shift);
@@ -305,6 +346,10 @@ void beta_replacements(const Tables& t, FactoredHost& h) {
       lists[static_cast<std::size_t>(t.cls(r, b))][static_cast<std::size_t>(q)].push_back(
           target << npos | negative << factored_pair_bits | static_cast<std::uint32_t>(pair_of(r, b)));
     });
+  }
+  if (t.options.singlet) {  // by target (the high bits), so that the tile kernel's walk stops past its last target
+    for (auto& by_position : lists)
+      for (auto& list : by_position) std::sort(list.begin(), list.end());
   }
   const std::size_t slices = (static_cast<std::size_t>(h.nb) + 31) / 32;
   for (int c = 0; c < h.num_classes; ++c) {
@@ -466,6 +511,7 @@ FactoredHost factor_hamiltonian(const FciDump& integrals, const DeterminantSpace
   h.num_classes = t.symmetry ? 8 : 1;
   order_beta_strings(t, h);
   alpha_ranges(t, h);
+  if (options.singlet) singlet_tables(t, h);
   same_spin_lists(t, h);
   beta_replacements(t, h);
   alpha_batches(t, h);

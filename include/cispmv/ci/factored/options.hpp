@@ -16,6 +16,14 @@ struct FactoredOptions {
   /// large, symmetry-forbidden integrals are taken as zero and never visited; a negative value visits
   /// every integral.
   double symmetry_noise = 1e-12;
+  /// Products only for vectors symmetric under the exchange of alpha and beta strings, c(a, b) = c(b, a): the
+  /// singlets (and quintets, ...) of an M_S = 0 space whose alpha and beta strings are the same (PySCF's
+  /// direct_spin0). apply() then forms T = H_alpha (x) 1 x + the alpha-beta terms at the pairs (a, b) with b before a
+  /// (half of those with b = a) and returns T + T^T, which is H x for such x: half the alpha-beta terms and half the
+  /// same-spin terms of a product, for one vector more of memory. CPUs' tile kernel only (on a GPU, for the tests).
+  /// ci::SingletHamiltonian multiplies the same vectors packed to their independent half. The constructor throws
+  /// std::invalid_argument for a space whose alpha and beta strings differ.
+  bool singlet = false;
 };
 
 }  // namespace cispmv::ci

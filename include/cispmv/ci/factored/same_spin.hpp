@@ -21,6 +21,23 @@ struct FactoredScale {
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const { y(i) = beta == 0.0 ? 0.0 : beta * y(i); }
 };
 
+/// FactoredOptions::singlet: y = beta y + alpha (T + T^T) over alpha string ia's row, T the half product (T(i) +
+/// T(i^T) is the same sum for a determinant and its transpose, so that y stays exactly symmetric).
+template <class Mem, class T, class Y>
+struct FactoredSymmetrize {
+  FactoredData<Mem> d;
+  T t;
+  Y y;
+  double alpha, beta;
+  KOKKOS_INLINE_FUNCTION void operator()(const int ia) const {
+    for (int q = d.a_lo(ia); q < d.a_hi(ia); ++q) {
+      const std::int64_t i = d.index(ia, q);
+      const double v = alpha * (t(i) + t(d.transposed(ia, q)));
+      y(i) = beta == 0.0 ? v : beta * y(i) + v;
+    }
+  }
+};
+
 /// The end of a team's product for alpha string ia, once its alpha-beta terms are in ys (its row of the
 /// result in team scratch, positions lo_a.. of ia's beta range) and a barrier has passed: 1 (x) H_beta
 /// (x's row ia staged in `row`; each thread's list entries read eight at a time) and H_alpha (x) 1 (rows
@@ -45,13 +62,15 @@ KOKKOS_FUNCTION CISPMV_FACTORED_APART void factored_same_spin_and_write(const Me
                                                                         const bool accumulate) {
   const int T = m.team_size(), t = m.team_rank();
   const int lo_a = d.a_lo(ia), len_a = d.a_hi(ia) - lo_a;
-  if (d.same_spin) {
+  // (singlet: 1 (x) H_beta is the transpose of H_alpha (x) 1, added by the product's T + T^T)
+  const bool beta_terms = d.same_spin && !d.singlet;
+  if (beta_terms) {
     for (int k = t; k < len_a; k += T) row(k) = x(d.index(ia, lo_a + k));
   }
   m.team_barrier();
   const int own_lo = static_cast<int>(static_cast<std::int64_t>(len_a) * part / parts);
   const int own_hi = d.same_spin ? static_cast<int>(static_cast<std::int64_t>(len_a) * (part + 1) / parts) : own_lo;
-  for (int k = own_lo + t; k < own_hi; k += T) {
+  for (int k = own_lo + t; beta_terms && k < own_hi; k += T) {
     const int q = lo_a + k;
     double acc = 0.0;
     const std::int64_t bb = d.bb_ptr(q >> 5);

@@ -59,13 +59,18 @@ inline TileIsa host_tile_isa() {
 /// value at a time), W = A B (the widest of AVX-512, AVX2 + FMA and portable C++ the CPU runs: TileIsa), and then each
 /// position's own replacements of the class (its sliced list: target, sign, pair) take their W(pair, q) into ia's row
 /// in team scratch. W is dense over the pairs (about three quarters do not apply to a given q), the price of the vector
-/// unit; the lists walk only what applies. Then H_alpha's and H_beta's terms as in the scatter kernel. Teams of one
-/// thread (on a GPU too, where it runs for the tests only), or `parts` teams an alpha string taking every parts-th unit
-/// and adding their rows into y atomically.
+/// unit; the lists walk only what applies. With FactoredOptions::singlet only the targets up to the string's own
+/// position (half at it), the lists sorted by target: a position's walk stops at its first target past it, and a tile
+/// whose positions have none before it is skipped. Then H_alpha's and H_beta's terms as in the scatter kernel. Teams of
+/// one thread (on a GPU too, where it runs for the tests only), or `parts` teams an alpha string taking every parts-th
+/// unit and adding their rows into y atomically.
 template <class Exec, class X, class Y>
 struct FactoredTileKernel {
   using Mem = typename Exec::memory_space;
-  using Policy = Kokkos::TeamPolicy<Exec>;
+  // (teams handed out as threads come free: an alpha string's work varies with its replacements and, for the
+  // singlet, with its own position, up to which its targets reach. 2 cores, H2O/6-31G full CI: the singlet's product
+  // 532 -> 325 ms, the whole space's within this machine's spread: 506-681 ms statically, 582-650 as threads come free)
+  using Policy = Kokkos::TeamPolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>>;
   using Member = typename Policy::member_type;
   template <class T>
   using ScratchOf = Kokkos::View<T*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -98,6 +103,8 @@ struct FactoredTileKernel {
     const Scratch b(m.team_scratch(level), 8 * K);
     const Scratch w(m.team_scratch(level), 8 * static_cast<std::size_t>(d.max_unit_pairs));
     for (int k = 0; k < len_a; ++k) ys(k) = 0.0;
+    // FactoredOptions::singlet: the alpha-beta terms only at targets up to the string's own position (half there)
+    const int self = d.singlet ? d.a_self(ia) : d.nb;
 
     for (std::int64_t u = d.mu_ptr(ia) + part; u < (d.alpha_beta ? d.mu_ptr(ia + 1) : d.mu_ptr(ia)); u += parts) {
       const std::int64_t b0 = d.mu_batch(u);
@@ -113,7 +120,9 @@ struct FactoredTileKernel {
         }
       }
       const int q_end = d.mu_lo(u) + d.mu_len(u);
+      const std::int64_t be_cls = static_cast<std::int64_t>(cls) * d.slices;
       for (int q0 = d.mu_lo(u) & ~7; q0 < q_end; q0 += 8) {
+        if (d.singlet && !reaches(be_cls + (q0 >> 5), cls, q0, d.mu_lo(u), q_end, self)) continue;
         // B(k, j) = x(ja_k, q0 + j), 0 where the string does not pair with the position
         const bool one_block = q0 + 8 <= d.nb && d.q_block_end(q0) >= q0 + 8;
         for (int k = 0; k < k_n; ++k) {
@@ -134,15 +143,17 @@ struct FactoredTileKernel {
         for (int j = 0; j < 8; ++j) {
           const int q = q0 + j;
           if (q < d.mu_lo(u) || q >= q_end) continue;
-          const std::int64_t be = d.be_ptr(static_cast<std::int64_t>(cls) * d.slices + (q >> 5));
+          const std::int64_t be = d.be_ptr(be_cls + (q >> 5));
           const int count = d.be_count(static_cast<std::int64_t>(cls) * d.nb + q);
           for (int i = 0; i < count; ++i) {
             const std::uint32_t e = d.be_data(FactoredData<Mem>::sliced(be, q, i));
+            const int target = static_cast<int>(e >> factored_position_shift);
+            if (target > self) break;  // (singlet: the list sorted by target)
             const int r = d.pair_slot(static_cast<std::int32_t>(e & ((1u << factored_pair_bits) - 1))) - m0;
-            const int idx = static_cast<int>(e >> factored_position_shift) - lo_a;
+            const int idx = target - lo_a;
             if (static_cast<unsigned>(r) < static_cast<unsigned>(pairs) &&
                 static_cast<unsigned>(idx) < static_cast<unsigned>(len_a)) {
-              const double v = w(8 * r + j);
+              const double v = target == self ? 0.5 * w(8 * r + j) : w(8 * r + j);
               ys(idx) += (e >> factored_pair_bits) & 1u ? -v : v;
             }
           }
@@ -154,6 +165,19 @@ struct FactoredTileKernel {
   }
 
  private:
+  // singlet: whether some position of the tile q0 .. q0 + 7 (inside [lo, end)) has a replacement of class cls whose
+  // target lies at or before `self` (each list sorted by target: its first entry); be: the class's slice of q0
+  KOKKOS_INLINE_FUNCTION bool reaches(std::int64_t be_slice, int cls, int q0, int lo, int end, int self) const {
+    const std::int64_t be = d.be_ptr(be_slice);
+    for (int j = 0; j < 8; ++j) {
+      const int q = q0 + j;
+      if (q < lo || q >= end || d.be_count(static_cast<std::int64_t>(cls) * d.nb + q) == 0) continue;
+      if (static_cast<int>(d.be_data(FactoredData<Mem>::sliced(be, q, 0)) >> factored_position_shift) <= self) {
+        return true;
+      }
+    }
+    return false;
+  }
   KOKKOS_INLINE_FUNCTION void tile(const double* A, int rows, int k, const double* B, double* W) const {
 #if CISPMV_HOST_SIMD
     if (isa == TileIsa::avx512) {
