@@ -87,7 +87,9 @@ class SingletHamiltonian {
     const auto d = full_.tables();
     const auto host = [](const auto& v) { return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v); };
     const auto lo = host(d.a_lo), hi = host(d.a_hi), self = host(d.a_self), q_alpha = host(d.q_alpha);
-    const auto rowbase = host(d.a_rowbase), rank = host(d.q_rank), position = host(d.q_position);
+    const auto rowbase = host(d.a_rowbase);  // (one declaration each: their types differ)
+    const auto rank = host(d.q_rank);
+    const auto position = host(d.q_position);
     const auto index = [&](std::int32_t a, int q) {
       return rowbase(static_cast<std::size_t>(a) * static_cast<std::size_t>(d.nkb) + rank(q)) + position(q);
     };
