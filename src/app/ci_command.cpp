@@ -224,6 +224,10 @@ void plan_before_space(CiRun& run) {
   if (options.singlet) {
     run.factored = true;  // (--format auto or factored: check_options)
     out << "--singlet: the factored Hamiltonian on the vectors symmetric under the exchange of alpha and beta"
+        << (impl::is_gpu_space_v<Exec> ? std::string(" (on ") + Exec::name() +
+                                             " with the CPUs' tile kernel, a thread a team: for checks, slower than "
+                                             "the whole space's products there)"
+                                       : std::string())
         << std::endl;
   } else if (may_fall_back && options.level >= dump.num_electrons && options.roots <= 5) {
     choose_factored("full CI on " + std::string(Exec::name()) +
@@ -427,6 +431,7 @@ void write_json(const CiRun& run, double total_seconds, std::ostream& text_out) 
   j["space"]["determinants_per_level"] = per_level;
   // (factored: never assembled, no nonzeros stored)
   j["matrix"] = {{"nonzeros", run.nnz}, {"built_on", Exec::name()}, {"assembled", !run.factored}};
+  j["space"]["singlet"] = options.singlet;  // (--singlet: the vectors' packed half)
   j["davidson"] = {{"format", res.format},         {"plan", res.plan},           {"device", res.device},
                    {"roots", options.roots},       {"energies", res.energies},   {"residual_norms", res.residuals},
                    {"iterations", res.iterations}, {"spmv_calls", res.num_spmv}, {"converged", res.converged}};

@@ -295,6 +295,10 @@ TEST(TEST_CATEGORY, SingletProductIsTheProductOfSymmetricVectors) {
     }
     const HostVec got = product(P.factored(), c);
     for (int r = 0; r < o.n; ++r) ASSERT_NEAR(got(r), want(r), 1e-13 * scale) << "T + T^T = H c, row " << r;
+    const DevVec y = o.device(o.hy);  // y = 0.5 y + 1.5 H c
+    P.factored().apply(1.5, c, 0.5, y);
+    const auto gy = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
+    for (int r = 0; r < o.n; ++r) ASSERT_NEAR(gy(r), 0.5 * o.hy(r) + 1.5 * want(r), 2e-13 * scale) << "row " << r;
     const std::vector<std::int32_t> rep = P.representatives(), partner = P.partners();
     const DevVec q("q", np);
     Kokkos::deep_copy(q, hq);

@@ -80,9 +80,10 @@ class FactoredHamiltonian {
   /// Whether pairs of orbitals of different irreps are skipped (ORBSYM obeyed by the integrals).
   bool uses_symmetry() const { return symmetry_; }
   /// Whether products are the singlet's (FactoredOptions::singlet: for vectors with c(a, b) = c(b, a) only).
-  bool singlet() const { return d_.singlet; }
-  /// The tables the kernels read (the string ranges and addresses, in Exec's memory).
+  bool singlet() const { return half_.extent(0) > 0; }
+  /// The tables the kernels read (the string ranges and addresses, in Exec's memory), and the singlet's.
   const impl::FactoredData<memory_space>& tables() const { return d_; }
+  const impl::FactoredSinglet<memory_space>& singlet_tables() const { return singlet_; }
   /// Alpha replacements per batch (FactoredTuning::batch).
   int batch() const { return d_.batch; }
   /// The alpha-beta kernel products run (never `automatic`), and whether `scatter` walks the replacement lists.
@@ -116,11 +117,12 @@ class FactoredHamiltonian {
     }
     // teams that add their terms into y (scaled by beta first): several teams an alpha string, or kernels at once
     const bool adds = launch_.slots > 1 || launch_.concurrent;
-    if (d_.singlet) {  // T into half_, then y = beta y + alpha (T + T^T)
+    if (singlet()) {  // T into half_, then y = beta y + alpha (T + T^T)
       if (adds) scale(0.0, half_);
       launch(1.0, x, 0.0, half_, adds);
-      Kokkos::parallel_for("cispmv::ci::factored_singlet", Kokkos::RangePolicy<Exec>(exec_, 0, na_),
-                           impl::FactoredSymmetrize<memory_space, decltype(half_), YView>{d_, half_, y, alpha, beta});
+      Kokkos::parallel_for(
+          "cispmv::ci::factored_singlet", Kokkos::RangePolicy<Exec>(exec_, 0, na_),
+          impl::FactoredSymmetrize<memory_space, decltype(half_), YView>{d_, singlet_, half_, y, alpha, beta});
       return;
     }
     if ((launch_.gemm && !d_.alpha_beta) || adds) scale(beta, y);
@@ -180,6 +182,7 @@ class FactoredHamiltonian {
     task_parts_ = impl::factored_view<std::int32_t, memory_space>("task_parts", launch_.task_parts);
     bytes_ += 12 * launch_.task_ia.size();
     if (options.singlet) {
+      singlet_ = impl::FactoredSinglet<memory_space>(h);
       half_ = Kokkos::View<double*, memory_space>(Kokkos::view_alloc(exec_, "cispmv::factored::singlet_half"),
                                                   static_cast<std::size_t>(rows_));
       bytes_ += sizeof(double) * static_cast<std::size_t>(rows_);
@@ -228,6 +231,8 @@ class FactoredHamiltonian {
     } else if (layout_.kernel == Kernel::tiles) {
       auto f = tasks(impl::FactoredTileKernel<Exec, XView, YView>{});
       f.isa = impl::host_tile_isa();
+      f.half = singlet();
+      f.singlet = singlet_;
       launch_teams(f);
     } else if (d_.batch == 16) {
       auto f = tasks(impl::FactoredScatterKernel<Exec, XView, YView, 16, false>{});
@@ -292,7 +297,8 @@ class FactoredHamiltonian {
   std::vector<impl::SideInstance<Exec>> side_;  // their instances, one a launch (launch_.concurrent)
   double same_spin_flops_ = 0.0;
   Kokkos::View<std::int32_t*, memory_space> task_ia_, task_part_, task_parts_;
-  Kokkos::View<double*, memory_space> half_;  // FactoredOptions::singlet: T
+  impl::FactoredSinglet<memory_space> singlet_;  // FactoredOptions::singlet: its tables,
+  Kokkos::View<double*, memory_space> half_;     // and T
   std::int64_t rows_ = 0;
   int na_ = 0;
   std::size_t terms_ = 0, bytes_ = 0;

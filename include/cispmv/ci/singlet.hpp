@@ -85,8 +85,9 @@ class SingletHamiltonian {
                      FactoredOptions options = {})
       : exec_(exec), full_(exec, integrals, space, with_singlet(options)) {
     const auto d = full_.tables();
+    const auto s = full_.singlet_tables();
     const auto host = [](const auto& v) { return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v); };
-    const auto lo = host(d.a_lo), hi = host(d.a_hi), self = host(d.a_self), q_alpha = host(d.q_alpha);
+    const auto lo = host(d.a_lo), hi = host(d.a_hi), self = host(s.a_self), q_alpha = host(s.q_alpha);
     const auto rowbase = host(d.a_rowbase);  // (one declaration each: their types differ)
     const auto rank = host(d.q_rank);
     const auto position = host(d.q_position);

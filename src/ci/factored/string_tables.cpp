@@ -266,9 +266,12 @@ void same_spin_lists(const Tables& t, FactoredHost& h) {
                            h.aa_val[k++] = v;
                          }
                        });
-  const auto beta = same_spin_rows(
-      t, sc, t.space.beta, t.b_ids, [&](std::size_t q) { return static_cast<std::size_t>(t.id_of[q]); },
-      [&](std::int32_t id) { return t.q_of[static_cast<std::size_t>(id)]; });
+  // (singlet: no H_beta, whose terms are the transpose of H_alpha's; its lists empty)
+  const auto beta = t.options.singlet ? std::vector<std::vector<std::pair<std::int32_t, double>>>(h.nb)
+                                      : same_spin_rows(
+                                            t, sc, t.space.beta, t.b_ids,
+                                            [&](std::size_t q) { return static_cast<std::size_t>(t.id_of[q]); },
+                                            [&](std::int32_t id) { return t.q_of[static_cast<std::size_t>(id)]; });
   std::vector<std::vector<std::int32_t>> cols(static_cast<std::size_t>(h.nb));
   std::vector<std::vector<double>> vals(static_cast<std::size_t>(h.nb));
   Kokkos::parallel_for("cispmv::ci::factored::beta_rows",

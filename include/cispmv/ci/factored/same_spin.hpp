@@ -3,7 +3,8 @@
 /// The end every team kernel of the factored Hamiltonian shares: once a team's alpha-beta terms for its alpha
 /// string are in its row in team scratch, the same-spin terms 1 (x) H_beta and H_alpha (x) 1 at the team's
 /// positions from the lists (unless the dense `gemm` pass forms them), and the row written into y (or added into
-/// it atomically where several teams share the string). Also the scaling of y that such adds need first.
+/// it atomically where several teams share the string). Also the scaling of y that such adds need first, and the
+/// singlet's y = T + T^T.
 
 #include <Kokkos_Core.hpp>
 
@@ -26,13 +27,14 @@ struct FactoredScale {
 template <class Mem, class T, class Y>
 struct FactoredSymmetrize {
   FactoredData<Mem> d;
+  FactoredSinglet<Mem> s;
   T t;
   Y y;
   double alpha, beta;
   KOKKOS_INLINE_FUNCTION void operator()(const int ia) const {
     for (int q = d.a_lo(ia); q < d.a_hi(ia); ++q) {
       const std::int64_t i = d.index(ia, q);
-      const double v = alpha * (t(i) + t(d.transposed(ia, q)));
+      const double v = alpha * (t(i) + t(s.transposed(d, ia, q)));
       y(i) = beta == 0.0 ? v : beta * y(i) + v;
     }
   }
@@ -62,15 +64,13 @@ KOKKOS_FUNCTION CISPMV_FACTORED_APART void factored_same_spin_and_write(const Me
                                                                         const bool accumulate) {
   const int T = m.team_size(), t = m.team_rank();
   const int lo_a = d.a_lo(ia), len_a = d.a_hi(ia) - lo_a;
-  // (singlet: 1 (x) H_beta is the transpose of H_alpha (x) 1, added by the product's T + T^T)
-  const bool beta_terms = d.same_spin && !d.singlet;
-  if (beta_terms) {
+  if (d.same_spin) {
     for (int k = t; k < len_a; k += T) row(k) = x(d.index(ia, lo_a + k));
   }
   m.team_barrier();
   const int own_lo = static_cast<int>(static_cast<std::int64_t>(len_a) * part / parts);
   const int own_hi = d.same_spin ? static_cast<int>(static_cast<std::int64_t>(len_a) * (part + 1) / parts) : own_lo;
-  for (int k = own_lo + t; beta_terms && k < own_hi; k += T) {
+  for (int k = own_lo + t; k < own_hi; k += T) {
     const int q = lo_a + k;
     double acc = 0.0;
     const std::int64_t bb = d.bb_ptr(q >> 5);

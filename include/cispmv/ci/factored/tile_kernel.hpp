@@ -84,6 +84,8 @@ struct FactoredTileKernel {
   bool accumulate = false;          // add into y (parts > 1) rather than write it
   int level = 0;                    // scratch level
   TileIsa isa = TileIsa::portable;  // the tile's instruction set (host_tile_isa())
+  bool half = false;                // FactoredOptions::singlet: the targets up to the row's own string (its tables)
+  FactoredSinglet<Mem> singlet;
 
   static std::size_t scratch_bytes(const FactoredData<Mem>& d) {
     const auto pairs = static_cast<std::size_t>(d.max_unit_pairs);
@@ -104,7 +106,7 @@ struct FactoredTileKernel {
     const Scratch w(m.team_scratch(level), 8 * static_cast<std::size_t>(d.max_unit_pairs));
     for (int k = 0; k < len_a; ++k) ys(k) = 0.0;
     // FactoredOptions::singlet: the alpha-beta terms only at targets up to the string's own position (half there)
-    const int self = d.singlet ? d.a_self(ia) : d.nb;
+    const int self = half ? singlet.a_self(ia) : d.nb;
 
     for (std::int64_t u = d.mu_ptr(ia) + part; u < (d.alpha_beta ? d.mu_ptr(ia + 1) : d.mu_ptr(ia)); u += parts) {
       const std::int64_t b0 = d.mu_batch(u);
@@ -122,7 +124,7 @@ struct FactoredTileKernel {
       const int q_end = d.mu_lo(u) + d.mu_len(u);
       const std::int64_t be_cls = static_cast<std::int64_t>(cls) * d.slices;
       for (int q0 = d.mu_lo(u) & ~7; q0 < q_end; q0 += 8) {
-        if (d.singlet && !reaches(be_cls + (q0 >> 5), cls, q0, d.mu_lo(u), q_end, self)) continue;
+        if (half && !reaches(be_cls + (q0 >> 5), cls, q0, d.mu_lo(u), q_end, self)) continue;
         // B(k, j) = x(ja_k, q0 + j), 0 where the string does not pair with the position
         const bool one_block = q0 + 8 <= d.nb && d.q_block_end(q0) >= q0 + 8;
         for (int k = 0; k < k_n; ++k) {
