@@ -15,15 +15,21 @@ namespace cispmv::app {
 
 namespace {
 
+// the factored Hamiltonian's options from the run's
+ci::FactoredOptions factored_options(const CiRun& run) {
+  ci::FactoredOptions o;
+  o.drop_tolerance = run.options.drop_tolerance;
+  return o;
+}
+
 // --singlet: the factored Hamiltonian on the packed vectors (ci::SingletHamiltonian), the diagonal and the irreps'
 // blocks at their rows
 int solve_singlet(CiRun& run) {
   using Exec = CiRun::Exec;
   Kokkos::Timer timer;
-  ci::FactoredOptions fopt;
-  fopt.drop_tolerance = run.options.drop_tolerance;
-  const auto P = allocating("the singlet's factored Hamiltonian and packing", "",
-                            [&] { return ci::SingletHamiltonian<Exec>(Exec(), run.dump, run.space, fopt); });
+  const auto P = allocating("the singlet's factored Hamiltonian and packing", "", [&] {
+    return ci::SingletHamiltonian<Exec>(Exec(), run.dump, run.space, factored_options(run));
+  });
   const auto n = static_cast<std::size_t>(P.num_rows());
   const std::string what = "the diagonal (" + format_bytes(8.0 * static_cast<double>(run.space.size())) + ")";
   Kokkos::View<double*, Exec::memory_space> diagonal(Kokkos::view_alloc(Kokkos::WithoutInitializing, "diagonal"), n);
@@ -60,10 +66,9 @@ int solve_factored(CiRun& run) {
   if (run.options.singlet) return solve_singlet(run);
   using Exec = CiRun::Exec;
   Kokkos::Timer timer;
-  ci::FactoredOptions fopt;
-  fopt.drop_tolerance = run.options.drop_tolerance;
-  const auto F = allocating("the factored Hamiltonian's string lists", "",
-                            [&] { return ci::FactoredHamiltonian<Exec>(Exec(), run.dump, run.space, fopt); });
+  const auto F = allocating("the factored Hamiltonian's string lists", "", [&] {
+    return ci::FactoredHamiltonian<Exec>(Exec(), run.dump, run.space, factored_options(run));
+  });
   // the diagonal where the Davidson keeps its vectors (a subspace in host memory: there), formed in place
   using HostView = Kokkos::View<double*, Kokkos::HostSpace>;
   HostView on_host;
