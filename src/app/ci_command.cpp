@@ -146,18 +146,31 @@ double factored_operator_bytes(const FciDump& dump) {
   return lists + (CiRun::on_host ? 0.0 : (4.0 * strings_of(dump, nb) + 8.0 * strings_of(dump, na)) * pairs);
 }
 
+/// The factored Hamiltonian's run for `determinants`: the Davidson's rows and one vector's bytes, and the operator's
+/// bytes (an upper bound). --singlet: half as many rows (and each string's own determinant, at most the square root of
+/// the determinants), the operator three of the space's vectors more (x and y of a product, and its half T) and two
+/// indices a packed row.
+struct FactoredSizes {
+  double rows = 0.0, vector = 0.0, op = 0.0;
+};
+FactoredSizes factored_sizes(const CiRun& run, double determinants) {
+  const double packed = 0.5 * determinants + std::sqrt(determinants);
+  FactoredSizes s;
+  s.rows = run.options.singlet ? std::ceil(packed) : determinants;
+  s.vector = s.rows * sizeof(double);
+  s.op = factored_operator_bytes(run.dump) +
+         (run.options.singlet ? 3.0 * determinants * sizeof(double) + 8.0 * packed : 0.0);
+  return s;
+}
+
 /// Where the factored Hamiltonian's Davidson keeps its vectors, and how many fit: on the execution space beside the
 /// operator and the diagonal (a subspace as large as the budget allows: solvers::davidson_memory_plan), or, where
 /// not even the smallest fits there (or --subspace host), in host memory, each product's x and y copied to the
 /// device. Sets run.davidson_budget and run.host_subspace; returns the plan, `fits` false where neither holds it.
 solvers::DavidsonMemoryPlan plan_factored_memory(CiRun& run, double determinants, int guards) {
-  // --singlet: the Davidson's vectors half as long (and a row's own strings), the operator three of the space's vectors
-  // and two indices a packed row more
-  const double packed = 0.5 * determinants + std::sqrt(determinants);
-  const auto rows = static_cast<std::size_t>(run.options.singlet ? packed : determinants);
-  const double vector = static_cast<double>(rows) * sizeof(double);
-  const double op = factored_operator_bytes(run.dump) +
-                    (run.options.singlet ? 3.0 * determinants * sizeof(double) + 8.0 * packed : 0);
+  const FactoredSizes sizes = factored_sizes(run, determinants);
+  const auto rows = static_cast<std::size_t>(sizes.rows);
+  const double vector = sizes.vector, op = sizes.op;
   solvers::DavidsonOptions o = davidson_options(run);
   o.row_blocks.clear();
   const std::string where = run.options.subspace;
@@ -382,11 +395,16 @@ void plan_assembled(CiRun& run) {
 void plan_factored(CiRun& run) {
   const double n = static_cast<double>(run.space.size());
   const solvers::DavidsonMemoryPlan plan = plan_factored_memory(run, n, run.guards);
-  const double op = factored_operator_bytes(run.dump), vector = n * sizeof(double);
+  const FactoredSizes sizes = factored_sizes(run, n);
+  const double op = sizes.op, vector = sizes.vector;
   const auto gb = [](double b) { return format_bytes(b); };
   run.mem.davidson = plan.bytes;
   std::ostringstream line;
-  line << "for " << run.space.size() << " determinants, ";
+  line << "for " << run.space.size() << " determinants"
+       << (run.options.singlet
+               ? " (--singlet: vectors of at most " + std::to_string(static_cast<std::int64_t>(sizes.rows)) + " rows)"
+               : std::string())
+       << ", ";
   if (run.host_subspace) {
     line << "device: operator <= " << gb(op) << ", x and y " << gb(2 * vector) << "; host: the Davidson's "
          << plan.describe(gb) << ", diagonal " << gb(vector);

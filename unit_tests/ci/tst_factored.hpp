@@ -303,6 +303,7 @@ TEST(TEST_CATEGORY, SingletProductIsTheProductOfSymmetricVectors) {
     const DevVec q("q", np);
     Kokkos::deep_copy(q, hq);
     P.apply(1.5, p, 0.5, q);
+    EXPECT_THROW(P.apply(1.0, c, 0.0, q), std::invalid_argument) << "a vector of the space is not a packed one";
     const auto gq = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), q);
     for (int k = 0; k < np; ++k) {
       const std::size_t i = static_cast<std::size_t>(rep[static_cast<std::size_t>(k)]);

@@ -22,6 +22,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace cispmv::impl {
@@ -123,6 +125,11 @@ class SingletHamiltonian {
   /// yp = beta yp + alpha S^T H S xp (packed vectors of num_rows() entries in memory_space; yp may not alias xp).
   template <class XView, class YView>
   void apply(double alpha, const XView& xp, double beta, const YView& yp) const {
+    if (xp.extent(0) != rep_.extent(0) || yp.extent(0) != rep_.extent(0)) {
+      throw std::invalid_argument("cispmv::ci::SingletHamiltonian::apply: x has " + std::to_string(xp.extent(0)) +
+                                  " entries and y " + std::to_string(yp.extent(0)) + ", the packed space " +
+                                  std::to_string(rep_.extent(0)) + " rows");
+    }
     unpack(xp, x_);
     full_.apply(1.0, x_, 0.0, y_);
     Kokkos::parallel_for("cispmv::ci::singlet_pack", policy(),
