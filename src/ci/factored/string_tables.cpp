@@ -300,7 +300,6 @@ void singlet_tables(const Tables& t, FactoredHost& h) {
                                 " beta strings: the exchange of alpha and beta strings needs M_S = 0 and the same "
                                 "strings for both spins");
   }
-  h.singlet = true;
   h.a_self.assign(static_cast<std::size_t>(h.na), -1);
   h.q_alpha.assign(static_cast<std::size_t>(h.nb), -1);
   for (std::size_t a = 0; a < static_cast<std::size_t>(h.na); ++a) {

@@ -75,7 +75,6 @@ struct FactoredHost {
   // string; per position, the alpha id of its string. Each position's beta replacements are then sorted by target,
   // so that a walk that stops at a target stops at the first one past it, and H_beta's lists are empty (its terms
   // are the transpose of H_alpha's).
-  bool singlet = false;
   std::vector<std::int32_t> a_self, q_alpha;
   // alpha replacements per alpha string in batches of `batch` of one class (the diagonal,
   // pair index num_pairs: sum over the string's occupied p of (pp|rs); padding: ja -1, sign 0)
