@@ -10,6 +10,19 @@ function(cispmv_test_optimization target)
   endif()
 endfunction()
 
+# cispmv_test_executable(TARGET LIBRARY SOURCE...): a test executable of SOURCEs linking LIBRARY and GoogleTest, with
+# the tests' include directory and data folder (CISPMV_TEST_DATA_DIR), cispmv's warnings, the sanitizers and the
+# tests' optimization.
+function(cispmv_test_executable target library)
+  add_executable(${target} ${ARGN})
+  target_link_libraries(${target} PRIVATE ${library} GTest::gtest)
+  target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  target_compile_definitions(${target} PRIVATE CISPMV_TEST_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/data")
+  cispmv_warnings(${target})
+  cispmv_sanitize(${target})
+  cispmv_test_optimization(${target})
+endfunction()
+
 # cispmv_add_backend_test(BACKEND SOURCES): one executable cispmv_test_<backend> whose translation
 # units are generated as  #include "backend_<backend>.hpp"  +  #include "<feature>/tst_<topic>.hpp".
 function(cispmv_add_backend_test backend bodies)
@@ -22,17 +35,10 @@ function(cispmv_add_backend_test backend bodies)
          "#include \"backend_${lower}.hpp\"\n#include \"${body}\"\n" @ONLY)
     list(APPEND generated ${tu})
   endforeach()
-  add_executable(cispmv_test_${lower} ${generated} ${CMAKE_CURRENT_SOURCE_DIR}/test_main.cpp)
-  target_link_libraries(cispmv_test_${lower} PRIVATE cispmv GTest::gtest)
+  cispmv_test_executable(cispmv_test_${lower} cispmv ${generated} ${CMAKE_CURRENT_SOURCE_DIR}/test_main.cpp)
   if(TARGET cispmv_kokkos_kernels)
     target_link_libraries(cispmv_test_${lower} PRIVATE cispmv_kokkos_kernels)
   endif()
-  cispmv_warnings(cispmv_test_${lower})
-  cispmv_sanitize(cispmv_test_${lower})
-  cispmv_test_optimization(cispmv_test_${lower})
-  target_include_directories(cispmv_test_${lower} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-  target_compile_definitions(cispmv_test_${lower} PRIVATE
-    CISPMV_TEST_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/data")
   add_test(NAME ${lower} COMMAND cispmv_test_${lower})
   cispmv_test_processors(${lower} ${backend})
 endfunction()
